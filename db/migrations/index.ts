@@ -1,0 +1,12 @@
+import type { Migration } from 'kysely';
+import * as m20261122T1730 from './20261122T1730_users_profiles.js';
+import * as m20261122T1800 from './20261122T1800_points_quests_leaderboard.js';
+
+/**
+ * Every migration, by name, in order. An explicit registry rather than a
+ * folder scan: it survives compilation and bundling unchanged.
+ */
+export const migrations: Record<string, Migration> = {
+  '20261122T1730_users_profiles': m20261122T1730,
+  '20261122T1800_points_quests_leaderboard': m20261122T1800,
+};

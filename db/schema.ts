@@ -1,0 +1,80 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * Table types as Kysely sees them. Columns are snake_case in PostgreSQL and
+ * camelCase here: the CamelCasePlugin (db/database.ts) maps between the two.
+ */
+export interface Database {
+  users: UsersTable;
+  profiles: ProfilesTable;
+  pointsLedger: PointsLedgerTable;
+  leaderboardEntries: LeaderboardEntriesTable;
+  userQuests: UserQuestsTable;
+}
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface UsersTable {
+  id: Generated<string>;
+  issuer: string;
+  subject: string;
+  onboardedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  createdAt: Generated<Date>;
+  updatedAt: Timestamp;
+}
+
+/** The eight profile fields, shared by PATCH, onboarding and every DTO. */
+export interface ProfileFields {
+  name: string | null;
+  handle: string | null;
+  location: string | null;
+  favoriteSport: string | null;
+  favoriteTeam: string | null;
+  favoritePlayer: string | null;
+  rivalTeam: string | null;
+  profileUrl: string | null;
+}
+
+export interface ProfilesTable extends ProfileFields {
+  userId: string;
+  createdAt: Generated<Date>;
+  updatedAt: Timestamp;
+}
+
+export interface PointsLedgerTable {
+  /** bigint identity; pg returns it as a string, PGlite as a number. */
+  id: ColumnType<string | number | bigint, never, never>;
+  userId: string;
+  delta: number;
+  reason: string;
+  questId: string | null;
+  idempotencyKey: string;
+  balanceAfter: number;
+  createdAt: Generated<Date>;
+}
+
+export interface LeaderboardEntriesTable {
+  userId: string;
+  points: number;
+  /** When the current score was reached: the first tie-breaker of rank. */
+  reachedAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface UserQuestsTable {
+  userId: string;
+  questId: string;
+  progress: number;
+  target: number;
+  status: 'in_progress' | 'completed';
+  completedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  updatedAt: Timestamp;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type ProfileRow = Selectable<ProfilesTable>;
+export type NewProfile = Insertable<ProfilesTable>;
+export type ProfileUpdate = Updateable<ProfilesTable>;
+export type LedgerRow = Selectable<PointsLedgerTable>;
+export type LeaderboardRow = Selectable<LeaderboardEntriesTable>;
+export type UserQuestRow = Selectable<UserQuestsTable>;

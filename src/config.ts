@@ -1,0 +1,171 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Where bearer tokens' keys come from (DESIGN §6). Exactly one source is active.
+ * `dev` is the local development identity provider: a key pair kept in DATA_DIR,
+ * never available in production.
+ */
+export type AuthConfig =
+  | { kind: 'oidc'; issuer: string; audience: string[] }
+  | { kind: 'jwks'; issuer: string; jwksUrl: string; audience: string[] }
+  | { kind: 'publicKey'; issuer: string; publicKey: string; audience: string[] }
+  | { kind: 'hs256'; issuer: string; secret: string; audience: string[] }
+  | { kind: 'dev'; issuer: string; audience: string[] };
+
+export interface Config {
+  readonly nodeEnv: 'development' | 'production' | 'test';
+  readonly port: number;
+  readonly host: string | undefined;
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly database: { readonly poolMax: number; readonly statementTimeoutMs: number };
+  readonly auth: AuthConfig;
+  /** Requests per minute; 0 turns that limit off. */
+  readonly rateLimit: { readonly perUser: number; readonly perIp: number };
+  readonly corsOrigins: readonly string[];
+  /** Express `trust proxy` setting: how many proxy hops to trust for the client IP. */
+  readonly trustProxy: number;
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  readonly shutdownTimeoutMs: number;
+}
+
+/** Issuer the development identity provider signs with; the service expects it in dev mode. */
+export const DEV_ISSUER = 'urn:user-profile-service:dev-idp';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const emptyToUndefined = (value: unknown) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+const optionalString = z.preprocess(emptyToUndefined, z.string().trim().optional());
+const int = (fallback: number, min: number, max: number) =>
+  z.preprocess(emptyToUndefined, z.coerce.number().int().min(min).max(max).default(fallback));
+
+const httpUrl = z.preprocess(
+  emptyToUndefined,
+  z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+);
+
+const envSchema = z.object({
+  NODE_ENV: z.preprocess(
+    emptyToUndefined,
+    z.enum(['development', 'production', 'test']).default('development'),
+  ),
+  PORT: int(3000, 0, 65535),
+  HOST: optionalString,
+  DATABASE_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection string')
+      .optional(),
+  ),
+  DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./.data')),
+  DATABASE_POOL_MAX: int(10, 1, 200),
+  DATABASE_STATEMENT_TIMEOUT_MS: int(5000, 100, 600_000),
+  AUTH_ISSUER: optionalString,
+  AUTH_JWKS_URL: httpUrl,
+  AUTH_PUBLIC_KEY: optionalString,
+  AUTH_HS256_SECRET: z.preprocess(
+    emptyToUndefined,
+    z.string().min(32, 'must be at least 32 characters (RFC 7518 §3.2)').optional(),
+  ),
+  AUTH_AUDIENCE: optionalString,
+  RATE_LIMIT_PER_USER: int(120, 0, 1_000_000),
+  RATE_LIMIT_PER_IP: int(600, 0, 1_000_000),
+  CORS_ORIGINS: optionalString,
+  TRUST_PROXY: int(0, 0, 10),
+  LOG_LEVEL: z.preprocess(
+    emptyToUndefined,
+    z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  ),
+  SHUTDOWN_TIMEOUT_MS: int(10_000, 0, 600_000),
+});
+
+type Env = z.infer<typeof envSchema>;
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+function authConfig(env: Env): AuthConfig {
+  const audience = list(env.AUTH_AUDIENCE);
+  const sources = [
+    env.AUTH_JWKS_URL && 'AUTH_JWKS_URL',
+    env.AUTH_PUBLIC_KEY && 'AUTH_PUBLIC_KEY',
+    env.AUTH_HS256_SECRET && 'AUTH_HS256_SECRET',
+  ].filter((name): name is string => Boolean(name));
+
+  if (sources.length > 1) {
+    throw new ConfigError(
+      `Set only one key source for tokens; found ${sources.join(' and ')}. ` +
+        'Use AUTH_JWKS_URL, AUTH_PUBLIC_KEY or AUTH_HS256_SECRET (or AUTH_ISSUER alone for OIDC discovery).',
+    );
+  }
+  const issuer = env.AUTH_ISSUER;
+  if (!issuer) {
+    if (sources.length === 1 || audience.length > 0) {
+      throw new ConfigError(
+        `AUTH_ISSUER is required with ${sources[0] ?? 'AUTH_AUDIENCE'}: every token's "iss" is checked ` +
+          'and users are keyed by issuer and subject.',
+      );
+    }
+    if (env.NODE_ENV === 'production') {
+      throw new ConfigError(
+        'No identity provider is configured and NODE_ENV=production, so the development identity ' +
+          'provider is off. Set AUTH_ISSUER (OIDC discovery), or AUTH_ISSUER with one of ' +
+          'AUTH_JWKS_URL, AUTH_PUBLIC_KEY or AUTH_HS256_SECRET.',
+      );
+    }
+    return { kind: 'dev', issuer: DEV_ISSUER, audience: [] };
+  }
+  if (env.AUTH_JWKS_URL) return { kind: 'jwks', issuer, jwksUrl: env.AUTH_JWKS_URL, audience };
+  if (env.AUTH_PUBLIC_KEY) return { kind: 'publicKey', issuer, publicKey: env.AUTH_PUBLIC_KEY, audience };
+  if (env.AUTH_HS256_SECRET) return { kind: 'hs256', issuer, secret: env.AUTH_HS256_SECRET, audience };
+  if (!/^https?:\/\//.test(issuer)) {
+    throw new ConfigError(
+      `AUTH_ISSUER "${issuer}" is not an http(s) URL, so its OIDC discovery document cannot be fetched. ` +
+        'Set AUTH_JWKS_URL, AUTH_PUBLIC_KEY or AUTH_HS256_SECRET as well.',
+    );
+  }
+  return { kind: 'oidc', issuer, audience };
+}
+
+/**
+ * Reads and validates the environment once. Throws `ConfigError` with a
+ * one-paragraph message naming every bad variable; the entry point prints it
+ * and exits non-zero.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.join('.')} ${issue.message}`)
+      .join('; ');
+    throw new ConfigError(`Invalid configuration: ${problems}. See the configuration table in README.md.`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    database: Object.freeze({
+      poolMax: e.DATABASE_POOL_MAX,
+      statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+    }),
+    auth: Object.freeze(authConfig(e)),
+    rateLimit: Object.freeze({ perUser: e.RATE_LIMIT_PER_USER, perIp: e.RATE_LIMIT_PER_IP }),
+    corsOrigins: Object.freeze(list(e.CORS_ORIGINS)),
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  });
+}

@@ -1,0 +1,54 @@
+/**
+ * The service's one error type. Domain code, auth and HTTP middleware throw
+ * `AppError` with a contract code (DESIGN §7); `src/error-mapping.ts` is the only
+ * place that turns codes into tRPC codes, HTTP statuses and response bodies.
+ */
+export const ERROR_CODES = [
+  'VALIDATION_FAILED',
+  'UNAUTHENTICATED',
+  'NOT_FOUND',
+  'HANDLE_TAKEN',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+  'INTERNAL',
+  'UNAVAILABLE',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** One validation problem: `path` is the dotted field path ('' for the whole body). */
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  issues?: Issue[];
+  /** Seconds a client should wait before retrying (RATE_LIMITED, UNAVAILABLE). */
+  retryAfterSeconds?: number;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly issues: Issue[] | undefined;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.issues = options.issues;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+
+/** A VALIDATION_FAILED error whose message repeats the first issue, so it reads on its own. */
+export function validationError(issues: Issue[]): AppError {
+  const first = issues[0];
+  const message = first
+    ? `${first.path ? `${first.path}: ` : ''}${first.message}`
+    : 'The request is not valid';
+  return new AppError('VALIDATION_FAILED', message, { issues });
+}
