@@ -1,0 +1,126 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database, LedgerRow } from '../schema.js';
+
+/** One ledger credit. `key` is unique per user: the same award can never land twice. */
+export interface Award {
+  key: string;
+  delta: number;
+  reason: string;
+  questId: string | null;
+}
+
+/** Gives the user a leaderboard entry (0 points) if they have none yet. */
+export async function ensureLeaderboardEntry(trx: Kysely<Database>, userId: string): Promise<void> {
+  await trx
+    .insertInto('leaderboardEntries')
+    .values({ userId, points: 0, reachedAt: sql<Date>`now()`, updatedAt: sql<Date>`now()` })
+    .onConflict((oc) => oc.column('userId').doNothing())
+    .execute();
+}
+
+/**
+ * Appends awards to the ledger and moves the balance on the leaderboard row in
+ * the same transaction. The UPDATE takes the row lock first, so concurrent
+ * awards for one user queue behind it, and `balanceAfter` is exact. A repeated
+ * key violates the ledger's unique constraint and rolls the transaction back.
+ * The caller must have created the leaderboard entry.
+ */
+export async function appendAwards(
+  trx: Kysely<Database>,
+  userId: string,
+  awards: readonly Award[],
+): Promise<LedgerRow[]> {
+  if (awards.length === 0) return [];
+  const total = awards.reduce((sum, award) => sum + award.delta, 0);
+  const { points } = await trx
+    .updateTable('leaderboardEntries')
+    .set((eb) => ({
+      points: eb('points', '+', total),
+      reachedAt: sql<Date>`now()`,
+      updatedAt: sql<Date>`now()`,
+    }))
+    .where('userId', '=', userId)
+    .returning('points')
+    .executeTakeFirstOrThrow();
+
+  let balance = points - total;
+  const rows = awards.map((award) => {
+    balance += award.delta;
+    return {
+      userId,
+      delta: award.delta,
+      reason: award.reason,
+      questId: award.questId,
+      idempotencyKey: award.key,
+      balanceAfter: balance,
+    };
+  });
+  return trx.insertInto('pointsLedger').values(rows).returningAll().execute();
+}
+
+/** The user's balance as kept on the leaderboard row (0 before onboarding). */
+export async function findBalance(db: Kysely<Database>, userId: string): Promise<number> {
+  const row = await db
+    .selectFrom('leaderboardEntries')
+    .select('points')
+    .where('userId', '=', userId)
+    .executeTakeFirst();
+  return row?.points ?? 0;
+}
+
+/** The newest ledger entries, newest first. */
+export function recentLedgerEntries(
+  db: Kysely<Database>,
+  userId: string,
+  limit: number,
+): Promise<LedgerRow[]> {
+  return db
+    .selectFrom('pointsLedger')
+    .selectAll()
+    .where('userId', '=', userId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+export interface RankedEntry {
+  userId: string;
+  handle: string | null;
+  name: string | null;
+  profileUrl: string | null;
+  points: number;
+  rank: number;
+}
+
+/**
+ * The user's leaderboard entry with its 1-based rank: more points first, then
+ * whoever reached that score first, then user id.
+ */
+export async function findRankedEntry(
+  db: Kysely<Database>,
+  userId: string,
+): Promise<RankedEntry | undefined> {
+  const row = await db
+    .selectFrom('leaderboardEntries as e')
+    .leftJoin('profiles as p', 'p.userId', 'e.userId')
+    .select(['e.userId', 'p.handle', 'p.name', 'p.profileUrl', 'e.points'])
+    .select((eb) =>
+      eb
+        .selectFrom('leaderboardEntries as a')
+        .select(sql<string>`count(*) + 1`.as('rank'))
+        .where((w) =>
+          w.or([
+            w('a.points', '>', w.ref('e.points')),
+            w.and([
+              w('a.points', '=', w.ref('e.points')),
+              w(w.refTuple('a.reachedAt', 'a.userId'), '<', w.refTuple('e.reachedAt', 'e.userId')),
+            ]),
+          ]),
+        )
+        .as('rank'),
+    )
+    .where('e.userId', '=', userId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return { ...row, rank: Number(row.rank) };
+}

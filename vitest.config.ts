@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    environment: 'node',
+    include: ['test/**/*.test.ts'],
+    // Builds the migrated PGlite template once per run (see test/global-setup.ts).
+    globalSetup: ['test/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Each test file opens its own PGlite (~300 MB, ~800 MB when one is
+    // created from scratch) and service processes; two files at a time suits
+    // a 2-core machine. Forks, not threads: PGlite's WASM memory and a crash
+    // stay in one process.
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
