@@ -126,8 +126,10 @@ function authConfig(env: Env): AuthConfig {
     return { kind: 'dev', issuer: DEV_ISSUER, audience: [] };
   }
   if (env.AUTH_JWKS_URL) return { kind: 'jwks', issuer, jwksUrl: env.AUTH_JWKS_URL, audience };
-  if (env.AUTH_PUBLIC_KEY) return { kind: 'publicKey', issuer, publicKey: env.AUTH_PUBLIC_KEY, audience };
-  if (env.AUTH_HS256_SECRET) return { kind: 'hs256', issuer, secret: env.AUTH_HS256_SECRET, audience };
+  if (env.AUTH_PUBLIC_KEY)
+    return { kind: 'publicKey', issuer, publicKey: env.AUTH_PUBLIC_KEY, audience };
+  if (env.AUTH_HS256_SECRET)
+    return { kind: 'hs256', issuer, secret: env.AUTH_HS256_SECRET, audience };
   if (!/^https?:\/\//.test(issuer)) {
     throw new ConfigError(
       `AUTH_ISSUER "${issuer}" is not an http(s) URL, so its OIDC discovery document cannot be fetched. ` +
@@ -148,7 +150,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const problems = parsed.error.issues
       .map((issue) => `${issue.path.join('.')} ${issue.message}`)
       .join('; ');
-    throw new ConfigError(`Invalid configuration: ${problems}. See the configuration table in README.md.`);
+    throw new ConfigError(
+      `Invalid configuration: ${problems}. See the configuration table in README.md.`,
+    );
   }
   const e = parsed.data;
   return Object.freeze({

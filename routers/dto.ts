@@ -1,0 +1,92 @@
+import type { z } from 'zod';
+import type { RankedEntry } from '../db/queries/points.js';
+import type { LedgerRow, ProfileFields, ProfileRow, UserRow } from '../db/schema.js';
+import { EMPTY_PROFILE, PROFILE_FIELDS } from '../src/domain/profile.js';
+import type { QuestProgressView, QuestSyncResult } from '../src/services/profile.js';
+import type {
+  LeaderboardEntrySchema,
+  LedgerEntrySchema,
+  QuestProgressSchema,
+  QuestSyncSchema,
+  UpdatedProfileSchema,
+  UserSchema,
+} from './schemas.js';
+
+/** Rows → response shapes. The only place that knows both sides. */
+
+function profileFields(profile: ProfileRow | undefined): ProfileFields {
+  const source = profile ?? EMPTY_PROFILE;
+  const fields = { ...EMPTY_PROFILE };
+  for (const field of PROFILE_FIELDS) fields[field] = source[field];
+  return fields;
+}
+
+const iso = (date: Date) => date.toISOString();
+const isoOrNull = (date: Date | null) => (date ? date.toISOString() : null);
+
+export function toUser(
+  user: UserRow,
+  profile: ProfileRow | undefined,
+  points: number,
+): z.infer<typeof UserSchema> {
+  const updatedAt =
+    profile && profile.updatedAt > user.updatedAt ? profile.updatedAt : user.updatedAt;
+  return {
+    id: user.id,
+    ...profileFields(profile),
+    points,
+    onboardedAt: isoOrNull(user.onboardedAt),
+    createdAt: iso(user.createdAt),
+    updatedAt: iso(updatedAt),
+  };
+}
+
+export function toUpdatedProfile(
+  user: UserRow,
+  profile: ProfileRow | undefined,
+): z.infer<typeof UpdatedProfileSchema> {
+  return { ...profileFields(profile), updatedAt: iso(profile?.updatedAt ?? user.updatedAt) };
+}
+
+export function toLeaderboardEntry(entry: RankedEntry): z.infer<typeof LeaderboardEntrySchema> {
+  return {
+    userId: entry.userId,
+    handle: entry.handle,
+    name: entry.name,
+    profileUrl: entry.profileUrl,
+    points: entry.points,
+    rank: entry.rank,
+  };
+}
+
+export function toLedgerEntry(row: LedgerRow): z.infer<typeof LedgerEntrySchema> {
+  return {
+    id: String(row.id),
+    delta: row.delta,
+    reason: row.reason,
+    questId: row.questId,
+    balanceAfter: row.balanceAfter,
+    createdAt: iso(row.createdAt),
+  };
+}
+
+export function toQuestProgress(view: QuestProgressView): z.infer<typeof QuestProgressSchema> {
+  return {
+    id: view.quest.id,
+    title: view.quest.title,
+    description: view.quest.description,
+    points: view.quest.points,
+    progress: view.state.progress,
+    target: view.state.target,
+    status: view.state.status,
+    completedAt: isoOrNull(view.state.completedAt),
+  };
+}
+
+export function toQuestSync(sync: QuestSyncResult): z.infer<typeof QuestSyncSchema> {
+  return {
+    pointsAwarded: sync.pointsAwarded,
+    completed: sync.completed.map(toQuestProgress),
+    quests: sync.quests.map(toQuestProgress),
+  };
+}

@@ -1,0 +1,8 @@
+import { mergeRouters } from '../src/trpc.js';
+import { userRouter } from './user.js';
+
+/** Every procedure, flat: tRPC paths are `updateUser`, `onboardProfile`, … */
+export const appRouter = mergeRouters(userRouter);
+
+/** The type a TypeScript client imports: `import type { AppRouter } from 'user-profile-service'`. */
+export type AppRouter = typeof appRouter;

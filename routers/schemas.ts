@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import { profileFieldSchemas, type ProfileField } from '../src/domain/profile.js';
+import { ERROR_CODES } from '../src/errors.js';
+
+/**
+ * Input and output schemas of every router. Each carries an `id`, so openapi.json
+ * lists it once under components/schemas.
+ */
+const text = z.string().nullable();
+const time = z.iso.datetime().meta({ description: 'ISO-8601 timestamp in UTC' });
+const points = z.number().int();
+
+const profileFields = {
+  name: text,
+  handle: text,
+  location: text,
+  favoriteSport: text,
+  favoriteTeam: text,
+  favoritePlayer: text,
+  rivalTeam: text,
+  profileUrl: text,
+};
+
+export const UserSchema = z
+  .object({
+    id: z.uuid(),
+    ...profileFields,
+    points: points.meta({ description: 'Points balance: the sum of the ledger' }),
+    onboardedAt: time.nullable(),
+    createdAt: time,
+    updatedAt: time,
+  })
+  .meta({ id: 'User' });
+
+export const UpdatedProfileSchema = z
+  .object({ ...profileFields, updatedAt: time })
+  .meta({ id: 'UpdatedProfile' });
+
+export const LeaderboardEntrySchema = z
+  .object({
+    userId: z.uuid(),
+    handle: text,
+    name: text,
+    profileUrl: text,
+    points,
+    rank: z.number().int().min(1).meta({
+      description:
+        '1-based: more points first, then whoever reached that score first, then user id',
+    }),
+  })
+  .meta({ id: 'LeaderboardEntry' });
+
+export const LedgerEntrySchema = z
+  .object({
+    id: z.string().meta({ description: 'Opaque entry id' }),
+    delta: points,
+    reason: z.string(),
+    questId: z.string().nullable(),
+    balanceAfter: points,
+    createdAt: time,
+  })
+  .meta({ id: 'LedgerEntry' });
+
+export const PointsHistorySchema = z
+  .object({
+    balance: points,
+    entries: z.array(LedgerEntrySchema).max(20).meta({ description: 'Newest first, at most 20' }),
+  })
+  .meta({ id: 'PointsHistory' });
+
+export const QuestProgressSchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    description: z.string(),
+    points,
+    progress: z.number().int().min(0),
+    target: z.number().int().min(1),
+    status: z.enum(['in_progress', 'completed']),
+    completedAt: time.nullable(),
+  })
+  .meta({ id: 'QuestProgress' });
+
+export const QuestSyncSchema = z
+  .object({
+    pointsAwarded: points,
+    completed: z.array(QuestProgressSchema).meta({ description: 'Quests this call completed' }),
+    quests: z.array(QuestProgressSchema).meta({ description: 'Every active quest' }),
+  })
+  .meta({ id: 'QuestSync' });
+
+/** `{ success: true, data }`: the success envelope every operation answers with. */
+export function success<T extends z.ZodType>(data: T) {
+  return z.object({ success: z.literal(true), data });
+}
+
+/** The error envelope (DESIGN §7); openapi.json documents every error response with it. */
+export const ErrorEnvelopeSchema = z
+  .object({
+    success: z.literal(false),
+    error: z.object({
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+      issues: z
+        .array(z.object({ path: z.string(), message: z.string() }))
+        .optional()
+        .meta({ description: 'Validation problems, one per field' }),
+    }),
+  })
+  .meta({ id: 'ErrorEnvelope' });
+
+/**
+ * A body that refuses unknown keys. The message names each key; `hints` gives a
+ * better one where we know what the caller meant.
+ */
+function strictBody<K extends ProfileField>(
+  fields: readonly K[],
+  hints: Record<string, string> = {},
+) {
+  const shape = Object.fromEntries(
+    fields.map((field) => [field, profileFieldSchemas[field].optional()]),
+  ) as { [F in K]: z.ZodOptional<(typeof profileFieldSchemas)[F]> };
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => hints[key] ?? `Unknown field "${key}"`).join('; ')
+        : undefined,
+  });
+}
+
+const ALL_FIELDS = Object.keys(profileFieldSchemas) as ProfileField[];
+
+export const UpdateUserInput = strictBody(ALL_FIELDS)
+  .refine((body) => Object.keys(body).length > 0, {
+    message: 'No fields: send at least one field to change',
+    // Only for an otherwise valid body: an unknown key alone is its own error.
+    when: (payload) => payload.issues.length === 0,
+  })
+  .meta({
+    id: 'UpdateUserInput',
+    description:
+      'Any of the eight profile fields. Omitted: unchanged. null or an empty string: cleared ' +
+      '(a handle can be changed, not cleared). Unknown keys are refused.',
+  });
+
+export const OnboardProfileInput = strictBody(
+  ALL_FIELDS.filter((field) => field !== 'rivalTeam'),
+  { rivalTeam: 'rivalTeam is not accepted when onboarding: set it with PATCH /api/user' },
+).meta({
+  id: 'OnboardProfileInput',
+  description:
+    'Any profile field except rivalTeam (set that with PATCH /api/user), with the same rules as ' +
+    'PATCH /api/user. An empty object onboards without changing the profile.',
+});
+
+export const OnboardingSchema = z
+  .object({
+    user: UserSchema,
+    updatedProfile: UpdatedProfileSchema,
+    leaderboardEntry: LeaderboardEntrySchema,
+    pointsHistory: PointsHistorySchema,
+    questSync: QuestSyncSchema,
+  })
+  .meta({ id: 'Onboarding' });

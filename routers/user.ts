@@ -1,0 +1,72 @@
+import { onboard, updateProfile } from '../src/services/profile.js';
+import { protectedProcedure, router } from '../src/trpc.js';
+import { toLeaderboardEntry, toLedgerEntry, toQuestSync, toUpdatedProfile, toUser } from './dto.js';
+import {
+  OnboardingSchema,
+  OnboardProfileInput,
+  UpdateUserInput,
+  UserSchema,
+  success,
+} from './schemas.js';
+
+export const userRouter = router({
+  updateUser: protectedProcedure
+    .meta({
+      openapi: {
+        method: 'PATCH',
+        path: '/api/user',
+        tags: ['user'],
+        summary: 'Update the signed-in user’s profile',
+        description:
+          'Changes any of the eight profile fields and returns the full user. Works before ' +
+          'onboarding (the profile is created on first write). After onboarding, quests are ' +
+          'synced and their points awarded in the same transaction. A write that changes ' +
+          'nothing leaves updatedAt alone.',
+        protect: true,
+        errorResponses: [400, 401, 409, 413, 415, 429, 500, 503],
+      },
+    })
+    .input(UpdateUserInput)
+    .output(success(UserSchema))
+    .mutation(async ({ ctx, input }) => {
+      const write = await updateProfile(ctx.deps.db, ctx.userId, input);
+      return { success: true as const, data: toUser(write.user, write.profile, write.points) };
+    }),
+
+  onboardProfile: protectedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/user/profile',
+        tags: ['user'],
+        summary: 'Onboard the signed-in user',
+        description:
+          'Sets the given profile fields, marks the user onboarded, syncs quests (awarding their ' +
+          'points through the ledger) and makes sure the user has a leaderboard entry, all in ' +
+          'one transaction. Idempotent: repeating it applies new field values but never awards ' +
+          'the same points twice. 201 the first time, 200 after.',
+        protect: true,
+        successDescription: 'Already onboarded: fields applied, nothing awarded twice',
+        errorResponses: [400, 401, 409, 413, 415, 429, 500, 503],
+      },
+    })
+    .input(OnboardProfileInput)
+    .output(success(OnboardingSchema))
+    .mutation(async ({ ctx, input }) => {
+      const result = await onboard(ctx.deps.db, ctx.userId, input);
+      ctx.response.created = result.firstOnboarding;
+      return {
+        success: true as const,
+        data: {
+          user: toUser(result.user, result.profile, result.points),
+          updatedProfile: toUpdatedProfile(result.user, result.profile),
+          leaderboardEntry: toLeaderboardEntry(result.leaderboardEntry),
+          pointsHistory: {
+            balance: result.points,
+            entries: result.pointsHistory.map(toLedgerEntry),
+          },
+          questSync: toQuestSync(result.questSync),
+        },
+      };
+    }),
+});

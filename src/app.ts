@@ -1,0 +1,68 @@
+import express, { type Express } from 'express';
+import type { DatabaseHandle } from '../db/database.js';
+import type { AuthVerifier } from './auth/verifier.js';
+import type { Config } from './config.js';
+import type { AppDeps } from './context.js';
+import { ipRateLimit } from './http/ip-rate-limit.js';
+import { jsonBody } from './http/json-body.js';
+import { createRateLimiter } from './http/rate-limit.js';
+import { requestContext } from './http/request-context.js';
+import { restHandler } from './http/rest.js';
+import { errorHandler, sendError } from './http/send-error.js';
+import { trpcHandler } from './http/trpc.js';
+import { AppError } from './errors.js';
+import type { Logger } from './logger.js';
+import { buildOpenApiDocument } from './openapi.js';
+
+export interface AppOptions {
+  config: Config;
+  database: DatabaseHandle;
+  verifier: AuthVerifier;
+  logger: Logger;
+}
+
+/**
+ * Builds the Express app. No side effects: nothing listens, nothing connects;
+ * the server entry and the tests both call this with their own collaborators.
+ */
+export function createApp({ config, database, verifier, logger }: AppOptions): Express {
+  const deps: AppDeps = {
+    config,
+    db: database.db,
+    verifier,
+    logger,
+    userRateLimiter: createRateLimiter(config.rateLimit.perUser),
+  };
+  const openApiDocument = buildOpenApiDocument();
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  app.use(requestContext(logger));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (req, res) => {
+    try {
+      await database.ping();
+      res.json({ status: 'ready', database: database.kind });
+    } catch (err) {
+      req.log.warn({ err }, 'readiness check failed');
+      sendError(
+        res,
+        new AppError('UNAVAILABLE', 'The database is not reachable', { retryAfterSeconds: 1 }),
+      );
+    }
+  });
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument);
+  });
+
+  const ipLimit = ipRateLimit(createRateLimiter(config.rateLimit.perIp), config.rateLimit.perIp);
+  app.use('/trpc', ipLimit, trpcHandler(deps));
+  // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.
+  app.use(ipLimit, jsonBody(), restHandler(deps));
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,57 @@
+import type { Request } from 'express';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { AuthVerifier } from './auth/verifier.js';
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+import type { RateLimiter } from './http/rate-limit.js';
+
+/** Long-lived collaborators every request shares; built once by the app factory. */
+export interface AppDeps {
+  config: Config;
+  db: Kysely<Database>;
+  verifier: AuthVerifier;
+  logger: Logger;
+  userRateLimiter: RateLimiter;
+}
+
+/** Per-request context: no I/O happens here; authentication is the protected procedure's job. */
+export interface Context {
+  deps: AppDeps;
+  authorization: string | undefined;
+  requestId: string;
+  logger: Logger;
+  /**
+   * Shared with the REST adapter's responseMeta (tRPC copies ctx between
+   * middlewares, so this must stay one object): an operation that created
+   * something sets `created` and REST answers 201 instead of 200.
+   */
+  response: { created: boolean };
+}
+
+/** The context from plain values: what tests and server-side callers use. */
+export function createContextInner(input: {
+  deps: AppDeps;
+  authorization?: string | undefined;
+  requestId?: string;
+  logger?: Logger;
+}): Context {
+  return {
+    deps: input.deps,
+    authorization: input.authorization,
+    requestId: input.requestId ?? 'internal',
+    logger: input.logger ?? input.deps.logger,
+    response: { created: false },
+  };
+}
+
+/** The adapter-facing factory: reads only what it needs from the Express request. */
+export function contextFactory(deps: AppDeps) {
+  return ({ req }: { req: Request }): Context =>
+    createContextInner({
+      deps,
+      authorization: req.headers.authorization,
+      requestId: req.requestId,
+      logger: req.log,
+    });
+}

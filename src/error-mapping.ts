@@ -1,0 +1,130 @@
+import { TRPCError } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { isDatabaseUnavailable } from '../db/queries/errors.js';
+import { AppError, validationError, type ErrorCode, type Issue } from './errors.js';
+
+/**
+ * The one table from contract codes to tRPC codes and HTTP statuses
+ * (DESIGN §7). Every face — REST, tRPC, Express middleware — reads it.
+ */
+export const ERROR_TABLE: Record<ErrorCode, { trpc: TRPC_ERROR_CODE_KEY; status: number }> = {
+  VALIDATION_FAILED: { trpc: 'BAD_REQUEST', status: 400 },
+  UNAUTHENTICATED: { trpc: 'UNAUTHORIZED', status: 401 },
+  NOT_FOUND: { trpc: 'NOT_FOUND', status: 404 },
+  HANDLE_TAKEN: { trpc: 'CONFLICT', status: 409 },
+  PAYLOAD_TOO_LARGE: { trpc: 'PAYLOAD_TOO_LARGE', status: 413 },
+  UNSUPPORTED_MEDIA_TYPE: { trpc: 'UNSUPPORTED_MEDIA_TYPE', status: 415 },
+  RATE_LIMITED: { trpc: 'TOO_MANY_REQUESTS', status: 429 },
+  INTERNAL: { trpc: 'INTERNAL_SERVER_ERROR', status: 500 },
+  UNAVAILABLE: { trpc: 'SERVICE_UNAVAILABLE', status: 503 },
+};
+
+/** Errors raised by tRPC itself (before our code runs), in contract terms. */
+const FROM_TRPC: Partial<Record<TRPC_ERROR_CODE_KEY, [ErrorCode, string]>> = {
+  PARSE_ERROR: ['VALIDATION_FAILED', 'The request body is not valid JSON'],
+  BAD_REQUEST: ['VALIDATION_FAILED', 'The request is not valid'],
+  NOT_FOUND: ['NOT_FOUND', 'No such operation'],
+  METHOD_NOT_SUPPORTED: ['NOT_FOUND', 'No such operation for this HTTP method'],
+  UNAUTHORIZED: ['UNAUTHENTICATED', 'A valid bearer token is required'],
+  PAYLOAD_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'The request body is larger than 16 KiB'],
+  UNSUPPORTED_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'],
+  TOO_MANY_REQUESTS: ['RATE_LIMITED', 'Too many requests'],
+  SERVICE_UNAVAILABLE: ['UNAVAILABLE', 'The service is unavailable right now'],
+};
+
+const INTERNAL_MESSAGE = 'Internal server error';
+
+/** Converts anything thrown anywhere into an AppError with a safe, client-facing message. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof TRPCError) {
+    if (error.cause instanceof AppError) return error.cause;
+    const issues = schemaIssues(error.cause);
+    if (error.code === 'BAD_REQUEST' && issues) return validationError(issues);
+    if (isDatabaseUnavailable(error.cause)) return unavailable(error.cause);
+    const known = FROM_TRPC[error.code];
+    if (known) return new AppError(known[0], known[1], { cause: error });
+    return new AppError('INTERNAL', INTERNAL_MESSAGE, { cause: error });
+  }
+  if (isDatabaseUnavailable(error)) return unavailable(error);
+  return new AppError('INTERNAL', INTERNAL_MESSAGE, { cause: error });
+}
+
+function unavailable(cause: unknown): AppError {
+  return new AppError('UNAVAILABLE', 'The database is unavailable right now; retry shortly', {
+    retryAfterSeconds: 1,
+    cause,
+  });
+}
+
+/** The TRPCError a procedure throws for an AppError, so /trpc answers with the right status. */
+export function toTRPCError(error: AppError): TRPCError {
+  return new TRPCError({
+    code: ERROR_TABLE[error.code].trpc,
+    message: error.message,
+    cause: error,
+  });
+}
+
+export function errorStatus(error: AppError): number {
+  return ERROR_TABLE[error.code].status;
+}
+
+/** The documented error envelope (DESIGN §7). */
+export interface ErrorBody {
+  success: false;
+  error: { code: ErrorCode; message: string; issues?: Issue[] };
+}
+
+export function errorBody(error: AppError): ErrorBody {
+  return {
+    success: false,
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.issues ? { issues: error.issues } : {}),
+    },
+  };
+}
+
+/** Headers an error response carries on every face. */
+export function errorHeaders(error: AppError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (error.code === 'UNAUTHENTICATED') {
+    // RFC 6750 §3: tell the client its bearer token is the problem.
+    headers['WWW-Authenticate'] = 'Bearer error="invalid_token"';
+  }
+  if (error.retryAfterSeconds !== undefined) {
+    headers['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
+  }
+  return headers;
+}
+
+interface SchemaIssue {
+  code?: string;
+  path?: readonly PropertyKey[] | readonly { key: PropertyKey }[];
+  message: string;
+  keys?: string[];
+}
+
+/**
+ * Zod (and any Standard Schema) issues as contract issues. An unknown key gets
+ * one issue per key whose path names it, so a typo is impossible to miss.
+ */
+function schemaIssues(cause: unknown): Issue[] | undefined {
+  if (typeof cause !== 'object' || cause === null || !('issues' in cause)) return undefined;
+  const raw = (cause as { issues: unknown }).issues;
+  if (!Array.isArray(raw)) return undefined;
+  return (raw as SchemaIssue[]).flatMap((issue) => {
+    const path = (issue.path ?? [])
+      .map((segment) => String(typeof segment === 'object' ? segment.key : segment))
+      .join('.');
+    if (issue.code === 'unrecognized_keys' && issue.keys) {
+      return issue.keys.map((key) => ({
+        path: path ? `${path}.${key}` : key,
+        message: issue.message,
+      }));
+    }
+    return [{ path, message: issue.message }];
+  });
+}

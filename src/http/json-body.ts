@@ -1,0 +1,87 @@
+import express, { type RequestHandler } from 'express';
+import { AppError } from '../errors.js';
+
+/** The contract's body limit (DESIGN §7). */
+export const BODY_LIMIT_BYTES = 16 * 1024;
+
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+// body-parser reports its failures with a `type`; these are the ones a client causes.
+const BODY_PARSER_ERRORS: Record<string, () => AppError> = {
+  'entity.too.large': () =>
+    new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB`,
+    ),
+  'entity.parse.failed': () =>
+    new AppError('VALIDATION_FAILED', 'The request body is not valid JSON'),
+  'entity.verify.failed': () =>
+    new AppError('VALIDATION_FAILED', 'The request body is not valid JSON'),
+  'charset.unsupported': () =>
+    new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 encoded JSON'),
+  'encoding.unsupported': () =>
+    new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported Content-Encoding'),
+  'request.aborted': () => new AppError('VALIDATION_FAILED', 'The request body was cut short'),
+  'request.size.invalid': () =>
+    new AppError('VALIDATION_FAILED', 'The request body does not match its Content-Length'),
+};
+
+/**
+ * Reads REST bodies before the OpenAPI adapter sees them. The adapter alone
+ * accepts only an exact `application/json` and silently drops a body sent as
+ * `application/json; charset=utf-8`; here any JSON media type with a UTF-8
+ * charset is parsed (inflated size ≤ 16 KiB), anything else is a 415, and the
+ * body must be a JSON object. The adapter then uses `req.body` as parsed.
+ */
+export function jsonBody(): RequestHandler {
+  const parse = express.json({
+    limit: BODY_LIMIT_BYTES,
+    strict: false,
+    type: () => true,
+  });
+  return (req, res, next) => {
+    if (!METHODS_WITH_BODY.has(req.method)) {
+      next();
+      return;
+    }
+    const mediaType = req.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
+    if (mediaType !== 'application/json') {
+      next(
+        new AppError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          mediaType
+            ? `Content-Type "${mediaType}" is not supported: send application/json`
+            : 'Content-Type is missing: send application/json',
+        ),
+      );
+      return;
+    }
+    parse(req, res, (err?: unknown) => {
+      if (err) {
+        const type = (err as { type?: unknown }).type;
+        const known = typeof type === 'string' ? BODY_PARSER_ERRORS[type] : undefined;
+        next(known ? known() : err);
+        return;
+      }
+      const body: unknown = req.body;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        next(new AppError('VALIDATION_FAILED', 'The request body must be a JSON object'));
+        return;
+      }
+      // JSON.parse keeps "__proto__" as an own key, but the adapter copies the
+      // body with Object.assign, which would turn it into a prototype instead
+      // of an unknown field. Refuse it here, like any other unknown key.
+      if (Object.hasOwn(body, '__proto__')) {
+        next(
+          new AppError('VALIDATION_FAILED', 'Unknown field "__proto__"', {
+            issues: [{ path: '__proto__', message: 'Unknown field "__proto__"' }],
+          }),
+        );
+        return;
+      }
+      // The adapter re-checks the raw header with a case-sensitive prefix match.
+      req.headers['content-type'] = 'application/json';
+      next();
+    });
+  };
+}

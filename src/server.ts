@@ -1,0 +1,98 @@
+import type { Server } from 'node:http';
+import { createDatabase } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { createApp } from './app.js';
+import { createAuthVerifier } from './auth/verifier.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+
+/**
+ * The entry point: read config, migrate, listen. SIGTERM/SIGINT stop accepting
+ * connections, let in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), close
+ * the database and exit 0.
+ */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const database = await createDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolMax: config.database.poolMax,
+    statementTimeoutMs: config.database.statementTimeoutMs,
+  });
+  const applied = await migrateToLatest(database.db);
+  if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+  const verifier = await createAuthVerifier(config.auth, { dataDir: config.dataDir });
+  if (config.auth.kind === 'dev') {
+    logger.warn(
+      'development identity provider active: get a token with `npm run token -- <subject>`',
+    );
+  }
+
+  const app = createApp({ config, database, verifier, logger });
+  const server = app.listen(config.port, config.host ?? '::');
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const address = server.address();
+  logger.info(
+    {
+      port: typeof address === 'object' && address ? address.port : config.port,
+      database: database.kind,
+      auth: config.auth.kind,
+    },
+    'listening',
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining in-flight requests');
+    const forced = setTimeout(() => {
+      logger.warn('shutdown timeout: closing remaining connections');
+      server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    forced.unref();
+    await drain(server);
+    await database.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/**
+ * Stops accepting connections and resolves once every in-flight request has
+ * been answered. Responses sent from now on say `Connection: close`; keep-alive
+ * connections are closed as soon as they fall idle.
+ */
+function drain(server: Server): Promise<void> {
+  server.on('request', (_req, res) => res.setHeader('Connection', 'close'));
+  const sweep = setInterval(() => server.closeIdleConnections(), 50);
+  return new Promise<void>((resolve) => {
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `Failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  process.exit(1);
+});

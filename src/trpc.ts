@@ -1,0 +1,64 @@
+import { initTRPC } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import { ensureUser } from '../db/queries/users.js';
+import { parseBearer } from './auth/bearer.js';
+import type { Context } from './context.js';
+import { AppError } from './errors.js';
+import { ERROR_TABLE, toAppError, toTRPCError } from './error-mapping.js';
+
+/**
+ * The one tRPC instance. Errors reach clients as the standard tRPC shape with
+ * the contract code in `data.errorCode` (and `data.issues` for validation);
+ * internal details never leave the process.
+ */
+const t = initTRPC
+  .context<Context>()
+  .meta<OpenApiMeta>()
+  .create({
+    errorFormatter({ shape, error }) {
+      const appError = toAppError(error);
+      return {
+        message: appError.message,
+        code: shape.code,
+        data: {
+          code: ERROR_TABLE[appError.code].trpc,
+          httpStatus: ERROR_TABLE[appError.code].status,
+          path: shape.data.path,
+          errorCode: appError.code,
+          issues: appError.issues,
+        },
+      };
+    },
+  });
+
+/** Every procedure's errors leave as TRPCErrors whose code matches the contract code. */
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) {
+    const appError = toAppError(result.error);
+    if (result.error.code !== ERROR_TABLE[appError.code].trpc) throw toTRPCError(appError);
+  }
+  return result;
+});
+
+export const router = t.router;
+export const mergeRouters = t.mergeRouters;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure.use(mapErrors);
+
+/**
+ * Verifies the bearer token, creates the user on first sight, and applies the
+ * per-user rate limit. OpenAPI's `protect` only documents this; this enforces it.
+ */
+export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const { verifier, db, userRateLimiter } = ctx.deps;
+  const principal = await verifier.verify(parseBearer(ctx.authorization));
+  const user = await ensureUser(db, principal.issuer, principal.subject);
+  const limit = userRateLimiter.take(user.id);
+  if (!limit.allowed) {
+    throw new AppError('RATE_LIMITED', 'Too many requests for this user; slow down', {
+      retryAfterSeconds: limit.retryAfterSeconds,
+    });
+  }
+  return next({ ctx: { userId: user.id, principal } });
+});

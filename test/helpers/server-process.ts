@@ -1,0 +1,96 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  /** Every line the process wrote to stdout (JSON logs). */
+  stdout: string[];
+  stderr: () => string;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Runs a TypeScript entry point of this repo in a child process with tsx. */
+export function runScript(
+  script: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+export function waitForExit(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/** Collects a child's output and exit code. */
+export async function runToEnd(
+  script: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = runScript(script, args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await waitForExit(child);
+  return { code, stdout, stderr };
+}
+
+/**
+ * Starts `src/server.ts` as its own process on an ephemeral port and waits for
+ * its "listening" log line.
+ */
+export async function startServerProcess(
+  env: Record<string, string | undefined>,
+): Promise<ServerProcess> {
+  const child = runScript('src/server.ts', [], { PORT: '0', HOST: '127.0.0.1', ...env });
+  const stdout: string[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffered = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 60_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        stdout.push(line);
+        try {
+          const entry = JSON.parse(line) as { msg?: string; port?: number };
+          if (entry.msg === 'listening' && entry.port) {
+            clearTimeout(timer);
+            resolve(entry.port);
+          }
+        } catch {
+          // not a JSON line
+        }
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${stderr}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    stdout,
+    stderr: () => stderr,
+    stop(signal = 'SIGTERM') {
+      const exited = waitForExit(child);
+      child.kill(signal);
+      return exited;
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Writable } from 'node:stream';
+import { createTRPCClient, httpLink, type TRPCClient } from '@trpc/client';
+import type { Kysely } from 'kysely';
+import type { AppRouter } from '../../routers/index.js';
+import type { Database } from '../../db/schema.js';
+import { createApp } from '../../src/app.js';
+import { createAuthVerifier } from '../../src/auth/verifier.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import type { TestDatabase } from './test-db.js';
+import { startTokenIssuer, type TokenIssuer } from './token-issuer.js';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  token?: string | null;
+  body?: unknown;
+  /** Sent as-is instead of JSON.stringify(body). */
+  rawBody?: string | Buffer;
+  contentType?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface TestApp {
+  url: string;
+  config: Config;
+  db: Kysely<Database>;
+  issuer: TokenIssuer;
+  /** Every JSON log line the app wrote. */
+  logs: string[];
+  /** A token for `subject` from the test identity provider. */
+  token(subject?: string): Promise<string>;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  trpc(token: string): TRPCClient<AppRouter>;
+  close(): Promise<void>;
+}
+
+let subjectCounter = 0;
+/** A subject no other test uses. */
+export function uniqueSubject(prefix = 'user'): string {
+  subjectCounter += 1;
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${subjectCounter}`;
+}
+
+/**
+ * The real app on an ephemeral port: real HTTP, a real database (see
+ * test-db.ts), tokens signed by a key served as a JWKS over HTTP.
+ */
+export async function startTestApp(options: {
+  database: TestDatabase;
+  issuer?: TokenIssuer;
+  env?: Record<string, string>;
+}): Promise<TestApp> {
+  const issuer = options.issuer ?? (await startTokenIssuer());
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    AUTH_ISSUER: issuer.issuer,
+    AUTH_JWKS_URL: issuer.jwksUrl,
+    RATE_LIMIT_PER_USER: '0',
+    RATE_LIMIT_PER_IP: '0',
+    LOG_LEVEL: 'info',
+    DATA_DIR: options.database.dataDir,
+    ...options.env,
+  });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      callback();
+    },
+  });
+  const logger = createLogger(config.logLevel, sink);
+  const verifier = await createAuthVerifier(config.auth, { dataDir: config.dataDir });
+  const app = createApp({ config, database: options.database, verifier, logger });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url,
+    config,
+    db: options.database.db,
+    issuer,
+    logs,
+    token: (subject = uniqueSubject()) => issuer.sign(subject),
+    async request(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+      const hasBody = opts.body !== undefined || opts.rawBody !== undefined;
+      if (opts.contentType !== null && (hasBody || opts.contentType)) {
+        headers['content-type'] = opts.contentType ?? 'application/json';
+      }
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers,
+        body: opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
+      });
+      const text = await response.text();
+      let body: unknown = undefined;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      return { status: response.status, headers: response.headers, body: body as any, text };
+    },
+    trpc(token) {
+      return createTRPCClient<AppRouter>({
+        links: [
+          httpLink({ url: `${url}/trpc`, headers: () => ({ authorization: `Bearer ${token}` }) }),
+        ],
+      });
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (!options.issuer) await issuer.stop();
+    },
+  };
+}

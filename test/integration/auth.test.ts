@@ -1,0 +1,213 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
+import { startTestApp, uniqueSubject, type TestApp } from '../helpers/test-app.js';
+import {
+  hs256With,
+  signWithForeignKey,
+  startTokenIssuer,
+  unsignedToken,
+  type TokenIssuer,
+} from '../helpers/token-issuer.js';
+
+let database: TestDatabase;
+let issuer: TokenIssuer;
+let app: TestApp;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  issuer = await startTokenIssuer();
+  app = await startTestApp({ database, issuer, env: { AUTH_AUDIENCE: 'fan-app,fan-web' } });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await issuer?.stop();
+  await database?.destroy();
+});
+
+const now = () => Math.floor(Date.now() / 1000);
+const good = (subject = uniqueSubject()) => issuer.sign(subject, { aud: 'fan-app' });
+
+async function expect401(headers: Record<string, string>, path = '/api/user') {
+  const response = await app.request('PATCH', path, { headers, body: { name: 'x' } });
+  expect(response.status).toBe(401);
+  expect(response.body).toMatchObject({ success: false, error: { code: 'UNAUTHENTICATED' } });
+  expect(response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+  return response;
+}
+
+describe('authentication — accepted', () => {
+  it('accepts a valid token and keys the user by issuer and subject', async () => {
+    const subject = uniqueSubject('auth');
+    const response = await app.request('PATCH', '/api/user', {
+      token: await good(subject),
+      body: { name: 'Authed' },
+    });
+    expect(response.status).toBe(200);
+    const user = await app.db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', response.body.data.id)
+      .executeTakeFirstOrThrow();
+    expect(user).toMatchObject({ issuer: issuer.issuer, subject });
+  });
+
+  it('accepts any configured audience', async () => {
+    const token = await issuer.sign(uniqueSubject(), { aud: ['other', 'fan-web'] });
+    const response = await app.request('PATCH', '/api/user', { token, body: { name: 'Aud' } });
+    expect(response.status).toBe(200);
+  });
+
+  it.each(['bearer', 'BEARER', 'Bearer'])(
+    'accepts the scheme written %s (RFC 6750)',
+    async (scheme) => {
+      const response = await app.request('PATCH', '/api/user', {
+        headers: { authorization: `${scheme} ${await good()}` },
+        body: { name: 'Scheme' },
+      });
+      expect(response.status).toBe(200);
+    },
+  );
+});
+
+describe('authentication — refused with 401', () => {
+  it('refuses a missing Authorization header', async () => {
+    await expect401({});
+  });
+
+  it('ignores a token in the query string', async () => {
+    await expect401({}, `/api/user?access_token=${await good()}`);
+  });
+
+  it.each([
+    ['another scheme', async () => `Basic ${Buffer.from('a:b').toString('base64')}`],
+    ['no token', async () => 'Bearer '],
+    ['garbage', async () => 'Bearer not.a.jwt'],
+    ['two tokens', async () => `Bearer ${await good()} ${await good()}`],
+  ])('refuses %s', async (_label, header) => {
+    await expect401({ authorization: await header() });
+  });
+
+  it.each([
+    ['an expired token', () => issuer.sign(uniqueSubject(), { aud: 'fan-app', exp: now() - 120 })],
+    [
+      'a token not valid yet',
+      () => issuer.sign(uniqueSubject(), { aud: 'fan-app', nbf: now() + 300 }),
+    ],
+    [
+      'a wrong issuer',
+      () => issuer.sign(uniqueSubject(), { aud: 'fan-app', iss: 'https://evil.example' }),
+    ],
+    ['a wrong audience', () => issuer.sign(uniqueSubject(), { aud: 'someone-else' })],
+    ['a missing audience', () => issuer.sign(uniqueSubject())],
+    [
+      'alg none',
+      async () => unsignedToken({ sub: 'x', iss: issuer.issuer, aud: 'fan-app', exp: now() + 60 }),
+    ],
+    [
+      'HS256 signed with the public key',
+      async () =>
+        hs256With(Buffer.from(issuer.publicKeyPem), {
+          sub: 'x',
+          iss: issuer.issuer,
+          aud: 'fan-app',
+          exp: now() + 60,
+        }),
+    ],
+    [
+      'an unknown kid',
+      () => signWithForeignKey({ sub: 'x', iss: issuer.issuer, aud: 'fan-app', exp: now() + 60 }),
+    ],
+  ])('refuses %s', async (_label, make) => {
+    await expect401({ authorization: `Bearer ${await make()}` });
+  });
+
+  it('refuses a token over 8 KiB before verifying it', async () => {
+    await expect401({ authorization: `Bearer ${'a'.repeat(9 * 1024)}` });
+  });
+});
+
+describe('authentication — key sources over HTTP', () => {
+  async function withApp(env: Record<string, string>, run: (app: TestApp) => Promise<void>) {
+    const other = await startTestApp({ database, issuer, env });
+    try {
+      await run(other);
+    } finally {
+      await other.close();
+    }
+  }
+
+  it('uses OIDC discovery when only AUTH_ISSUER is set', async () => {
+    await withApp({ AUTH_JWKS_URL: '' }, async (other) => {
+      const response = await other.request('PATCH', '/api/user', {
+        token: await issuer.sign(uniqueSubject()),
+        body: { name: 'OIDC' },
+      });
+      expect(response.status).toBe(200);
+    });
+  });
+
+  it('uses a static PEM public key', async () => {
+    await withApp({ AUTH_JWKS_URL: '', AUTH_PUBLIC_KEY: issuer.publicKeyPem }, async (other) => {
+      const ok = await other.request('PATCH', '/api/user', {
+        token: await issuer.sign(uniqueSubject()),
+        body: { name: 'PEM' },
+      });
+      expect(ok.status).toBe(200);
+      const forged = await other.request('PATCH', '/api/user', {
+        token: await hs256With(Buffer.from(issuer.publicKeyPem), {
+          sub: 'x',
+          iss: issuer.issuer,
+          exp: now() + 60,
+        }),
+        body: { name: 'PEM' },
+      });
+      expect(forged.status).toBe(401);
+    });
+  });
+
+  it('uses an HS256 shared secret', async () => {
+    const secret = 'a-test-secret-that-is-long-enough-123';
+    await withApp({ AUTH_JWKS_URL: '', AUTH_HS256_SECRET: secret }, async (other) => {
+      const token = await hs256With(Buffer.from(secret), {
+        sub: uniqueSubject(),
+        iss: issuer.issuer,
+        exp: now() + 60,
+      });
+      const ok = await other.request('PATCH', '/api/user', { token, body: { name: 'HS' } });
+      expect(ok.status).toBe(200);
+      const asymmetric = await other.request('PATCH', '/api/user', {
+        token: await issuer.sign(uniqueSubject()),
+        body: { name: 'HS' },
+      });
+      expect(asymmetric.status).toBe(401);
+    });
+  });
+});
+
+describe('authentication — key source down', () => {
+  it('answers 503 while the JWKS cannot be fetched, and recovers without a restart', async () => {
+    const flaky = await startTokenIssuer();
+    const other = await startTestApp({ database, issuer: flaky });
+    try {
+      flaky.setAvailable(false);
+      const down = await other.request('PATCH', '/api/user', {
+        token: await flaky.sign(uniqueSubject()),
+        body: { name: 'Down' },
+      });
+      expect(down.status).toBe(503);
+      expect(down.body).toMatchObject({ success: false, error: { code: 'UNAVAILABLE' } });
+      expect(Number(down.headers.get('retry-after'))).toBeGreaterThan(0);
+
+      flaky.setAvailable(true);
+      const up = await other.request('PATCH', '/api/user', {
+        token: await flaky.sign(uniqueSubject()),
+        body: { name: 'Up' },
+      });
+      expect(up.status).toBe(200);
+    } finally {
+      await other.close();
+      await flaky.stop();
+    }
+  });
+});
