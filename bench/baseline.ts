@@ -1,0 +1,410 @@
+/**
+ * The bare baseline the benchmark compares the service with: `node:http`, the
+ * same jose verification (same JWKS, same checks) and the same tables through
+ * `pg`, with no framework, no validation library and no query builder. It
+ * answers PATCH /api/user and POST /api/user/profile with the same shapes.
+ *
+ * Onboarding deliberately runs its work as separate, plainly written
+ * statements in one transaction (lock, profile upsert, onboarded flag,
+ * leaderboard upsert, quest read, balance update, ledger insert, one upsert
+ * per quest, rank, history): what a careful engineer writes without tuning.
+ *
+ * Raw SQL through `pg` is on purpose: this file is the comparison, not the
+ * service. It reuses the service's plain domain functions (field list, quest
+ * planning) so it does not re-implement those rules.
+ *
+ * Env: PORT, DATABASE_URL, AUTH_ISSUER, AUTH_JWKS_URL, DATABASE_POOL_MAX.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import pg from 'pg';
+import { PROFILE_FIELDS } from '../src/domain/profile.js';
+import { planQuestSync, questAwardKey, type StoredQuest } from '../src/domain/quests.js';
+import type { ProfileFields } from '../db/schema.js';
+
+const env = process.env;
+const issuer = env.AUTH_ISSUER!;
+const jwks = createRemoteJWKSet(new URL(env.AUTH_JWKS_URL!));
+const verifyOptions = {
+  issuer,
+  algorithms: ['ES256'],
+  clockTolerance: 30,
+  requiredClaims: ['exp', 'sub'],
+};
+const pool = new pg.Pool({
+  connectionString: env.DATABASE_URL,
+  max: Number(env.DATABASE_POOL_MAX ?? 10),
+  statement_timeout: 5000,
+});
+// Matches the service's int8-as-text convention (pg's default anyway).
+
+const COLUMNS: Record<keyof ProfileFields, string> = {
+  name: 'name',
+  handle: 'handle',
+  location: 'location',
+  favoriteSport: 'favorite_sport',
+  favoriteTeam: 'favorite_team',
+  favoritePlayer: 'favorite_player',
+  rivalTeam: 'rival_team',
+  profileUrl: 'profile_url',
+};
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+  ) {
+    super(code);
+  }
+}
+
+/** Set once at start: whether the leaderboard carries a team_key column to maintain. */
+let hasTeamKey = false;
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 16 * 1024) throw new HttpError(413, 'PAYLOAD_TOO_LARGE');
+    chunks.push(chunk as Buffer);
+  }
+  const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HttpError(400, 'VALIDATION_FAILED');
+  }
+  return body as Record<string, unknown>;
+}
+
+async function authenticate(req: IncomingMessage): Promise<string> {
+  const header = req.headers.authorization ?? '';
+  if (!header.startsWith('Bearer ')) throw new HttpError(401, 'UNAUTHENTICATED');
+  let sub: string;
+  try {
+    const { payload } = await jwtVerify(header.slice(7), jwks, verifyOptions);
+    sub = payload.sub!;
+  } catch {
+    throw new HttpError(401, 'UNAUTHENTICATED');
+  }
+  const found = await pool.query<{ id: string }>(
+    'SELECT id FROM users WHERE issuer = $1 AND subject = $2',
+    [issuer, sub],
+  );
+  if (found.rows[0]) return found.rows[0].id;
+  const inserted = await pool.query<{ id: string }>(
+    'INSERT INTO users (issuer, subject) VALUES ($1, $2) ON CONFLICT (issuer, subject) DO NOTHING RETURNING id',
+    [issuer, sub],
+  );
+  if (inserted.rows[0]) return inserted.rows[0].id;
+  const again = await pool.query<{ id: string }>(
+    'SELECT id FROM users WHERE issuer = $1 AND subject = $2',
+    [issuer, sub],
+  );
+  return again.rows[0]!.id;
+}
+
+function patchOf(body: Record<string, unknown>): Partial<ProfileFields> {
+  const patch: Partial<ProfileFields> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (!(key in COLUMNS)) throw new HttpError(400, 'VALIDATION_FAILED');
+    if (value !== null && typeof value !== 'string') throw new HttpError(400, 'VALIDATION_FAILED');
+    const text = value === null ? '' : value.normalize('NFC').trim();
+    patch[key as keyof ProfileFields] = text === '' ? null : text.replace(/^@/, '');
+  }
+  return patch;
+}
+
+interface Locked {
+  user: Record<string, unknown>;
+  profile: ProfileFields;
+}
+
+async function lockAndRead(client: pg.PoolClient, userId: string): Promise<Locked> {
+  const { rows } = await client.query(
+    `SELECT u.id, u.onboarded_at, u.created_at, u.updated_at AS user_updated_at, p.*
+       FROM users u LEFT JOIN profiles p ON p.user_id = u.id
+      WHERE u.id = $1 FOR UPDATE OF u`,
+    [userId],
+  );
+  const row = rows[0] as Record<string, unknown>;
+  const profile = {} as ProfileFields;
+  for (const field of PROFILE_FIELDS) {
+    profile[field] = (row[COLUMNS[field]] as string | null | undefined) ?? null;
+  }
+  return { user: row, profile };
+}
+
+async function saveProfile(
+  client: pg.PoolClient,
+  userId: string,
+  next: ProfileFields,
+): Promise<Record<string, unknown>> {
+  const columns = PROFILE_FIELDS.map((field) => COLUMNS[field]);
+  const values = PROFILE_FIELDS.map((field) => next[field]);
+  try {
+    const { rows } = await client.query(
+      `INSERT INTO profiles (user_id, ${columns.join(', ')}, created_at, updated_at)
+       VALUES ($1, ${columns.map((_, i) => `$${i + 2}`).join(', ')}, now(), now())
+       ON CONFLICT (user_id) DO UPDATE SET ${columns.map((c) => `${c} = excluded.${c}`).join(', ')}, updated_at = now()
+       RETURNING *`,
+      [userId, ...values],
+    );
+    return rows[0] as Record<string, unknown>;
+  } catch (error) {
+    if ((error as { code?: string }).code === '23505') throw new HttpError(409, 'HANDLE_TAKEN');
+    throw error;
+  }
+}
+
+/** Reads quests, awards new completions, upserts each changed quest: separate statements. */
+async function syncQuests(
+  client: pg.PoolClient,
+  userId: string,
+  profile: ProfileFields,
+): Promise<{ points: number; plan: ReturnType<typeof planQuestSync>; awarded: number }> {
+  const { rows } = await client.query(
+    'SELECT quest_id, progress, target, status, completed_at FROM user_quests WHERE user_id = $1',
+    [userId],
+  );
+  const stored = new Map<string, StoredQuest>(
+    rows.map((r: Record<string, unknown>) => [
+      r.quest_id as string,
+      {
+        questId: r.quest_id as string,
+        progress: r.progress as number,
+        target: r.target as number,
+        status: r.status as StoredQuest['status'],
+        completedAt: r.completed_at as Date | null,
+      },
+    ]),
+  );
+  const plan = planQuestSync({ profile, onboarded: true }, stored, new Date());
+  const awarded = plan.newlyCompleted.reduce((sum, quest) => sum + quest.points, 0);
+  let points: number;
+  if (awarded > 0) {
+    const updated = await client.query<{ points: number }>(
+      `UPDATE leaderboard_entries SET points = points + $2, reached_at = now(), updated_at = now()
+        WHERE user_id = $1 RETURNING points`,
+      [userId, awarded],
+    );
+    points = updated.rows[0]!.points;
+    let balance = points - awarded;
+    const params: unknown[] = [userId];
+    const tuples = plan.newlyCompleted.map((quest) => {
+      balance += quest.points;
+      params.push(quest.points, quest.id, questAwardKey(quest.id), balance);
+      const n = params.length;
+      return `($1, $${n - 3}, 'quest_completed', $${n - 2}, $${n - 1}, $${n})`;
+    });
+    await client.query(
+      `INSERT INTO points_ledger (user_id, delta, reason, quest_id, idempotency_key, balance_after)
+       VALUES ${tuples.join(', ')}`,
+      params,
+    );
+  } else {
+    const current = await client.query<{ points: number }>(
+      'SELECT points FROM leaderboard_entries WHERE user_id = $1',
+      [userId],
+    );
+    points = current.rows[0]?.points ?? 0;
+  }
+  for (const quest of plan.writes) {
+    await client.query(
+      `INSERT INTO user_quests (user_id, quest_id, progress, target, status, completed_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, now())
+       ON CONFLICT (user_id, quest_id) DO UPDATE SET progress = excluded.progress,
+         target = excluded.target, status = excluded.status,
+         completed_at = coalesce(user_quests.completed_at, excluded.completed_at), updated_at = now()`,
+      [userId, quest.questId, quest.progress, quest.target, quest.status, quest.completedAt],
+    );
+  }
+  return { points, plan, awarded };
+}
+
+function iso(value: unknown): string | null {
+  return value instanceof Date ? value.toISOString() : null;
+}
+
+function profileJson(profile: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of PROFILE_FIELDS) out[field] = profile[COLUMNS[field]] ?? null;
+  return out;
+}
+
+function userJson(
+  user: Record<string, unknown>,
+  profile: Record<string, unknown>,
+  points: number,
+): Record<string, unknown> {
+  return {
+    id: user.id,
+    ...profileJson(profile),
+    points,
+    onboardedAt: iso(user.onboarded_at),
+    createdAt: iso(user.created_at),
+    updatedAt: iso(profile.updated_at ?? user.user_updated_at ?? user.updated_at),
+  };
+}
+
+async function inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+async function updateUser(userId: string, body: Record<string, unknown>) {
+  const patch = patchOf(body);
+  return inTransaction(async (client) => {
+    const locked = await lockAndRead(client, userId);
+    const next = { ...locked.profile, ...patch };
+    const profile = await saveProfile(client, userId, next);
+    let points = 0;
+    if (locked.user.onboarded_at) ({ points } = await syncQuests(client, userId, next));
+    return { status: 200, data: userJson(locked.user, profile, points) };
+  });
+}
+
+async function onboard(userId: string, body: Record<string, unknown>) {
+  const patch = patchOf(body);
+  if ('rivalTeam' in patch) throw new HttpError(400, 'VALIDATION_FAILED');
+  return inTransaction(async (client) => {
+    const locked = await lockAndRead(client, userId);
+    const next = { ...locked.profile, ...patch };
+    const profile = await saveProfile(client, userId, next);
+    const first = !locked.user.onboarded_at;
+    const { rows: users } = await client.query(
+      `UPDATE users SET onboarded_at = coalesce(onboarded_at, now()),
+         updated_at = CASE WHEN onboarded_at IS NULL THEN now() ELSE updated_at END
+       WHERE id = $1 RETURNING *`,
+      [userId],
+    );
+    const user = users[0] as Record<string, unknown>;
+    await client.query(
+      hasTeamKey
+        ? `INSERT INTO leaderboard_entries (user_id, points, reached_at, updated_at, team_key)
+           VALUES ($1, 0, now(), now(), lower($2)) ON CONFLICT (user_id) DO UPDATE SET team_key = excluded.team_key`
+        : `INSERT INTO leaderboard_entries (user_id, points, reached_at, updated_at)
+           VALUES ($1, 0, now(), now()) ON CONFLICT (user_id) DO NOTHING`,
+      hasTeamKey ? [userId, next.favoriteTeam] : [userId],
+    );
+    const { points, plan, awarded } = await syncQuests(client, userId, next);
+    const { rows: ranked } = await client.query(
+      `SELECT e.user_id, e.points,
+              (SELECT count(*) + 1 FROM leaderboard_entries a
+                WHERE (-a.points, a.reached_at, a.user_id) < (-e.points, e.reached_at, e.user_id)) AS rank
+         FROM leaderboard_entries e WHERE e.user_id = $1`,
+      [userId],
+    );
+    const { rows: ledger } = await client.query(
+      'SELECT * FROM points_ledger WHERE user_id = $1 ORDER BY id DESC LIMIT 20',
+      [userId],
+    );
+    const rank = ranked[0] as Record<string, unknown>;
+    const questJson = (view: (typeof plan.quests)[number]) => ({
+      id: view.quest.id,
+      title: view.quest.title,
+      description: view.quest.description,
+      points: view.quest.points,
+      progress: view.state.progress,
+      target: view.state.target,
+      status: view.state.status,
+      completedAt: iso(view.state.completedAt),
+    });
+    const completed = new Set(plan.newlyCompleted.map((quest) => quest.id));
+    return {
+      status: first ? 201 : 200,
+      data: {
+        user: userJson(user, profile, points),
+        updatedProfile: { ...profileJson(profile), updatedAt: iso(profile.updated_at) },
+        leaderboardEntry: {
+          userId,
+          handle: profile.handle ?? null,
+          name: profile.name ?? null,
+          profileUrl: profile.profile_url ?? null,
+          points: rank.points,
+          rank: Number(rank.rank),
+        },
+        pointsHistory: {
+          balance: points,
+          entries: ledger.map((row: Record<string, unknown>) => ({
+            id: String(row.id),
+            delta: row.delta,
+            reason: row.reason,
+            questId: row.quest_id,
+            balanceAfter: row.balance_after,
+            createdAt: iso(row.created_at),
+          })),
+        },
+        questSync: {
+          pointsAwarded: awarded,
+          completed: plan.quests.filter((view) => completed.has(view.quest.id)).map(questJson),
+          quests: plan.quests.map(questJson),
+        },
+      },
+    };
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const json = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(json),
+  });
+  res.end(json);
+}
+
+const server = createServer((req, res) => {
+  const route =
+    req.method === 'PATCH' && req.url === '/api/user'
+      ? updateUser
+      : req.method === 'POST' && req.url === '/api/user/profile'
+        ? onboard
+        : undefined;
+  if (!route) {
+    send(res, 404, { success: false, error: { code: 'NOT_FOUND', message: 'Not found' } });
+    return;
+  }
+  (async () => {
+    const body = await readJson(req);
+    const userId = await authenticate(req);
+    const { status, data } = await route(userId, body);
+    send(res, status, { success: true, data });
+  })().catch((error: unknown) => {
+    if (error instanceof HttpError) {
+      send(res, error.status, { success: false, error: { code: error.code, message: error.code } });
+      return;
+    }
+    if (error instanceof SyntaxError) {
+      send(res, 400, { success: false, error: { code: 'VALIDATION_FAILED', message: 'bad json' } });
+      return;
+    }
+    process.stderr.write(`baseline error: ${String(error)}\n`);
+    send(res, 500, { success: false, error: { code: 'INTERNAL', message: 'internal' } });
+  });
+});
+
+const columns = await pool.query(
+  `SELECT 1 FROM information_schema.columns WHERE table_name = 'leaderboard_entries' AND column_name = 'team_key'`,
+);
+hasTeamKey = columns.rowCount === 1;
+server.listen(Number(env.PORT ?? 0), '127.0.0.1', () => {
+  const address = server.address();
+  process.stdout.write(
+    `${JSON.stringify({ msg: 'listening', port: typeof address === 'object' && address ? address.port : 0 })}\n`,
+  );
+});
+process.on('SIGTERM', () => {
+  server.close();
+  server.closeIdleConnections();
+  void pool.end().then(() => process.exit(0));
+});

@@ -1,0 +1,65 @@
+import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * The benchmark's identity provider: an ES256 key pair whose public half is
+ * served as a JWKS over HTTP on 127.0.0.1, and a fast synchronous signer for
+ * the many tokens a run needs. The service and the baseline both fetch the
+ * JWKS from here, so both do the same jose verification.
+ */
+export interface BenchIssuer {
+  /** The `iss` of every token, also the base URL. */
+  readonly issuer: string;
+  readonly jwksUrl: string;
+  /** A token for `subject`, valid for `ttlSeconds` (default 2 h). */
+  sign(subject: string, ttlSeconds?: number): string;
+  close(): Promise<void>;
+}
+
+const KID = 'bench-es256';
+
+const base64url = (input: Buffer | string) => Buffer.from(input).toString('base64url');
+
+export async function startIssuer(): Promise<BenchIssuer> {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = { ...publicKey.export({ format: 'jwk' }), kid: KID, alg: 'ES256', use: 'sig' };
+  const jwks = JSON.stringify({ keys: [jwk] });
+
+  const server: Server = createServer((req, res) => {
+    if (req.url === '/jwks.json') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(jwks);
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const issuer = `http://127.0.0.1:${port}`;
+  const header = base64url(JSON.stringify({ alg: 'ES256', typ: 'JWT', kid: KID }));
+
+  return {
+    issuer,
+    jwksUrl: `${issuer}/jwks.json`,
+    sign: (subject, ttlSeconds = 2 * 3600) =>
+      signEs256(privateKey, header, issuer, subject, ttlSeconds),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+function signEs256(
+  key: KeyObject,
+  header: string,
+  issuer: string,
+  subject: string,
+  ttlSeconds: number,
+): string {
+  const now = Math.floor(Date.now() / 1000);
+  const payload = base64url(
+    JSON.stringify({ iss: issuer, sub: subject, iat: now, exp: now + ttlSeconds }),
+  );
+  const input = `${header}.${payload}`;
+  // JWS ES256 signatures are the raw r||s pair (RFC 7518 §3.4), not DER.
+  const signature = sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' });
+  return `${input}.${base64url(signature)}`;
+}

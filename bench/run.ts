@@ -1,0 +1,469 @@
+/**
+ * `npm run bench`: loads the built service and the bare baseline (bench/baseline.ts)
+ * in one run, on one fresh PostgreSQL database, with wrk, and prints per scenario
+ * req/s, p50, p99, errors and peak server RSS, with the service/baseline ratios.
+ *
+ *   npm run bench                 full run (BENCH_ROUNDS alternating rounds, medians)
+ *   npm run bench -- --smoke      tiny durations, to check that the harness works
+ *
+ * Env: BENCH_DURATION (s, per round), BENCH_WARMUP (s), BENCH_CONNECTIONS (50),
+ * BENCH_THREADS (wrk threads, 1), BENCH_ROUNDS, BENCH_USERS (pool of onboarded users),
+ * BENCH_SCENARIOS (comma list), BENCH_ADMIN_URL (a database to CREATE DATABASE from),
+ * BENCH_NODE_FLAGS (node flags for the service), BENCH_CPU_PROF=1 (write a
+ * .cpuprofile of the service to bench/results/), BENCH_KEEP_DB=1.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { startIssuer, type BenchIssuer } from './issuer.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const smoke = process.argv.includes('--smoke');
+const env = process.env;
+const num = (name: string, fallback: number) => {
+  const value = Number(env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+};
+
+const settings = {
+  duration: num('BENCH_DURATION', smoke ? 2 : 10),
+  warmup: num('BENCH_WARMUP', smoke ? 1 : 3),
+  connections: num('BENCH_CONNECTIONS', 50),
+  threads: num('BENCH_THREADS', 1),
+  rounds: num('BENCH_ROUNDS', smoke ? 1 : 3),
+  users: num('BENCH_USERS', smoke ? 100 : 2000),
+  adminUrl: env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  nodeFlags: (env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+  cpuProf: env.BENCH_CPU_PROF === '1',
+  keepDb: env.BENCH_KEEP_DB === '1',
+  /** Upper bound of first-time onboardings per second, to size the fresh-user batches. */
+  freshRate: num('BENCH_FRESH_RATE', 3000),
+};
+
+type Kind = 'patch' | 'onboard' | 'fresh';
+interface Scenario {
+  name: string;
+  kind: Kind;
+  service: { method: string; path: string };
+  baseline: { method: string; path: string };
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'rest-patch',
+    kind: 'patch',
+    service: { method: 'PATCH', path: '/api/user' },
+    baseline: { method: 'PATCH', path: '/api/user' },
+  },
+  {
+    name: 'trpc-updateUser',
+    kind: 'patch',
+    service: { method: 'POST', path: '/trpc/updateUser' },
+    baseline: { method: 'PATCH', path: '/api/user' },
+  },
+  {
+    name: 'onboard-first',
+    kind: 'fresh',
+    service: { method: 'POST', path: '/api/user/profile' },
+    baseline: { method: 'POST', path: '/api/user/profile' },
+  },
+  {
+    name: 'onboard-repeat',
+    kind: 'onboard',
+    service: { method: 'POST', path: '/api/user/profile' },
+    baseline: { method: 'POST', path: '/api/user/profile' },
+  },
+];
+
+type Side = 'service' | 'baseline';
+interface Sample {
+  scenario: string;
+  side: Side;
+  round: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  created: number;
+  rssPeakMb: number;
+}
+
+interface Running {
+  side: Side;
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+}
+
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const outDir = path.join(ROOT, 'bench', 'results', stamp);
+
+async function main(): Promise<void> {
+  if (spawnSync('wrk', ['--version']).error) {
+    throw new Error('wrk is not installed (apt-get install -y wrk)');
+  }
+  mkdirSync(outDir, { recursive: true });
+  log(`building the service`);
+  const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  if (build.status !== 0) throw new Error('build failed');
+
+  const dbName = `bench_${stamp.replace(/-/g, '_').toLowerCase()}`;
+  const admin = new Kysely<unknown>({
+    dialect: new PostgresDialect({
+      pool: new pg.Pool({ connectionString: settings.adminUrl, max: 1 }),
+    }),
+  });
+  await sql`create database ${sql.id(dbName)}`.execute(admin);
+  const adminUrl = new URL(settings.adminUrl);
+  adminUrl.pathname = `/${dbName}`;
+  const databaseUrl = adminUrl.href;
+  log(`database ${dbName}`);
+
+  const issuer = await startIssuer();
+  const servers: Running[] = [];
+  try {
+    const service = await startService(issuer, databaseUrl);
+    servers.push(service);
+    const baseline = await startBaseline(issuer, databaseUrl);
+    servers.push(baseline);
+
+    log(`onboarding ${settings.users} users through the service`);
+    const poolFile = path.join(outDir, 'tokens-pool.tsv');
+    const pool = Array.from({ length: settings.users }, (_, i) => ({
+      token: issuer.sign(`pool-${i}`),
+      handle: `pool_${i}`,
+    }));
+    writeFileSync(poolFile, pool.map((u) => `${u.token}\t${u.handle}`).join('\n'));
+    await onboardPool(service.url, pool);
+
+    const samples: Sample[] = [];
+    const selected = env.BENCH_SCENARIOS?.split(',') ?? SCENARIOS.map((s) => s.name);
+    for (const scenario of SCENARIOS.filter((s) => selected.includes(s.name))) {
+      for (const side of ['service', 'baseline'] as const) {
+        const target = side === 'service' ? service : baseline;
+        const file =
+          scenario.kind === 'fresh'
+            ? freshTokens(issuer, `${scenario.name}-${side}-warm`, settings.warmup)
+            : poolFile;
+        await load(target, scenario, file, settings.warmup);
+      }
+      for (let round = 1; round <= settings.rounds; round++) {
+        const order: Side[] = round % 2 === 1 ? ['service', 'baseline'] : ['baseline', 'service'];
+        for (const side of order) {
+          const target = side === 'service' ? service : baseline;
+          const file =
+            scenario.kind === 'fresh'
+              ? freshTokens(issuer, `${scenario.name}-${side}-${round}`, settings.duration)
+              : poolFile;
+          const sample = { ...(await load(target, scenario, file, settings.duration)), round };
+          samples.push(sample);
+          log(
+            `${scenario.name} ${side} round ${round}: ${sample.rps.toFixed(0)} req/s, ` +
+              `p50 ${sample.p50Ms.toFixed(1)} ms, p99 ${sample.p99Ms.toFixed(1)} ms, ` +
+              `errors ${sample.errors}, RSS ${sample.rssPeakMb.toFixed(0)} MB`,
+          );
+          if (scenario.kind === 'fresh' && sample.created < sample.rps * settings.duration * 0.99) {
+            log(`  warning: only ${sample.created} of the requests were first-time onboardings`);
+          }
+        }
+      }
+    }
+    report(samples, await machine(admin));
+  } finally {
+    for (const server of servers.reverse()) await stop(server);
+    await issuer.close();
+    if (!settings.keepDb) await sql`drop database if exists ${sql.id(dbName)}`.execute(admin);
+    await admin.destroy();
+  }
+}
+
+function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function waitReady(url: string, child: ChildProcess, stderr: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${stderr()}`);
+    try {
+      const response = await fetch(`${url}/healthz`);
+      if (response.ok || response.status === 404) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`server at ${url} did not start: ${stderr()}`);
+}
+
+function spawnServer(side: Side, args: string[], extraEnv: Record<string, string>) {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { PATH: env.PATH, HOME: env.HOME, ...extraEnv },
+    // Logs are formatted and written as in production, then discarded.
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    if (stderr.length > 100_000) stderr = stderr.slice(-50_000);
+  });
+  return { side, child, stderr: () => stderr };
+}
+
+async function startService(issuer: BenchIssuer, databaseUrl: string): Promise<Running> {
+  const port = await freePort();
+  const flags = [...settings.nodeFlags];
+  if (settings.cpuProf) flags.push('--cpu-prof', `--cpu-prof-dir=${outDir}`);
+  const server = spawnServer('service', [...flags, 'dist/src/server.js'], {
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    AUTH_ISSUER: issuer.issuer,
+    AUTH_JWKS_URL: issuer.jwksUrl,
+    // The per-IP limit would stop a load generator on one address; the per-user
+    // limit stays on (high enough never to trigger) so its cost is measured.
+    RATE_LIMIT_PER_IP: '0',
+    RATE_LIMIT_PER_USER: '1000000',
+    ...(env.BENCH_SERVICE_ENV
+      ? Object.fromEntries(new URLSearchParams(env.BENCH_SERVICE_ENV))
+      : {}),
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(url, server.child, server.stderr);
+  return { ...server, url };
+}
+
+async function startBaseline(issuer: BenchIssuer, databaseUrl: string): Promise<Running> {
+  const port = await freePort();
+  const server = spawnServer('baseline', ['--import', 'tsx', 'bench/baseline.ts'], {
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    AUTH_ISSUER: issuer.issuer,
+    AUTH_JWKS_URL: issuer.jwksUrl,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(url, server.child, server.stderr);
+  return { ...server, url };
+}
+
+async function stop(server: Running): Promise<void> {
+  if (server.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGTERM');
+  await exited;
+}
+
+async function onboardPool(url: string, users: { token: string; handle: string }[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < users.length) {
+      const user = users[next++]!;
+      const response = await fetch(`${url}/api/user/profile`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'Fan',
+          handle: user.handle,
+          favoriteTeam: 'Arsenal',
+          location: 'London',
+        }),
+      });
+      if (!response.ok) throw new Error(`onboarding failed: ${await response.text()}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+}
+
+let freshCounter = 0;
+/** A file of tokens for users nobody has seen yet, enough for `seconds` of load. */
+function freshTokens(issuer: BenchIssuer, label: string, seconds: number): string {
+  const count = Math.ceil(seconds * settings.freshRate);
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = freshCounter++;
+    lines.push(`${issuer.sign(`fresh-${id}`)}\tf_${id}`);
+  }
+  const file = path.join(outDir, `tokens-${label}.tsv`);
+  writeFileSync(file, lines.join('\n'));
+  return file;
+}
+
+function readRssMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /VmRSS:\s+(\d+) kB/.exec(status);
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function load(
+  target: Running,
+  scenario: Scenario,
+  tokensFile: string,
+  seconds: number,
+): Promise<Omit<Sample, 'round'>> {
+  const request = scenario[target.side];
+  let rssPeak = readRssMb(target.child.pid!);
+  const sampler = setInterval(() => {
+    rssPeak = Math.max(rssPeak, readRssMb(target.child.pid!));
+  }, 100);
+  const wrk = spawn(
+    'wrk',
+    [
+      `-t${settings.threads}`,
+      `-c${settings.connections}`,
+      `-d${seconds}s`,
+      '--timeout',
+      '10s',
+      '-s',
+      path.join(ROOT, 'bench', 'load.lua'),
+      target.url,
+    ],
+    {
+      env: {
+        ...env,
+        BENCH_TOKENS: tokensFile,
+        BENCH_METHOD: request.method,
+        BENCH_PATH: request.path,
+        BENCH_KIND: scenario.kind,
+        BENCH_THREADS: String(settings.threads),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let out = '';
+  wrk.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  wrk.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => wrk.once('exit', resolve));
+  clearInterval(sampler);
+  rssPeak = Math.max(rssPeak, readRssMb(target.child.pid!));
+  const line = out.split('\n').find((l) => l.startsWith('BENCH_JSON '));
+  if (code !== 0 || !line) throw new Error(`wrk failed (${code}): ${out}\n${target.stderr()}`);
+  const r = JSON.parse(line.slice('BENCH_JSON '.length)) as Record<string, number>;
+  return {
+    scenario: scenario.name,
+    side: target.side,
+    rps: r.requests! / (r.durationUs! / 1e6),
+    p50Ms: r.p50Us! / 1000,
+    p99Ms: r.p99Us! / 1000,
+    errors: r.status! + r.connect! + r.read! + r.write! + r.timeout!,
+    created: r.created!,
+    rssPeakMb: rssPeak,
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+async function machine(admin: Kysely<unknown>) {
+  const { rows } = await sql<{ version: string }>`select version()`.execute(admin);
+  return {
+    date: new Date().toISOString(),
+    cpu: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'}`,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    postgres: rows[0]?.version.split(',')[0] ?? 'unknown',
+    command: `npm run bench${smoke ? ' -- --smoke' : ''}`,
+    settings,
+  };
+}
+
+const TARGETS: Record<string, { rps?: number; p99?: number }> = {
+  'rest-patch': { rps: 0.8, p99: 1.5 },
+  'trpc-updateUser': { rps: 0.7 },
+  'onboard-first': { rps: 0.8 },
+};
+const RSS_LIMIT_MB = 200;
+
+function report(samples: Sample[], info: Awaited<ReturnType<typeof machine>>): void {
+  const rows: string[] = [];
+  const checks: string[] = [];
+  const summary: Record<string, unknown>[] = [];
+  for (const scenario of [...new Set(samples.map((s) => s.scenario))]) {
+    const pick = (side: Side) => samples.filter((s) => s.scenario === scenario && s.side === side);
+    const stat = (side: Side) => {
+      const list = pick(side);
+      return {
+        rps: median(list.map((s) => s.rps)),
+        p50: median(list.map((s) => s.p50Ms)),
+        p99: median(list.map((s) => s.p99Ms)),
+        errors: list.reduce((sum, s) => sum + s.errors, 0),
+        rss: Math.max(...list.map((s) => s.rssPeakMb)),
+      };
+    };
+    const svc = stat('service');
+    const base = stat('baseline');
+    const ratio = svc.rps / base.rps;
+    const p99Ratio = svc.p99 / base.p99;
+    summary.push({ scenario, service: svc, baseline: base, ratio, p99Ratio });
+    rows.push(
+      `| ${scenario} | ${svc.rps.toFixed(0)} | ${base.rps.toFixed(0)} | **${ratio.toFixed(2)}** | ` +
+        `${svc.p50.toFixed(1)} / ${svc.p99.toFixed(1)} | ${base.p50.toFixed(1)} / ${base.p99.toFixed(1)} | ` +
+        `${p99Ratio.toFixed(2)} | ${svc.errors} / ${base.errors} | ${svc.rss.toFixed(0)} / ${base.rss.toFixed(0)} |`,
+    );
+    const target = TARGETS[scenario];
+    if (target?.rps !== undefined) {
+      checks.push(
+        `${ratio >= target.rps ? 'PASS' : 'FAIL'} ${scenario} throughput ${ratio.toFixed(2)} × baseline (target ≥ ${target.rps})`,
+      );
+    }
+    if (target?.p99 !== undefined) {
+      checks.push(
+        `${p99Ratio <= target.p99 ? 'PASS' : 'FAIL'} ${scenario} p99 ${p99Ratio.toFixed(2)} × baseline (target ≤ ${target.p99})`,
+      );
+    }
+    checks.push(
+      `${svc.errors === 0 ? 'PASS' : 'FAIL'} ${scenario} service errors ${svc.errors}`,
+      `${svc.rss <= RSS_LIMIT_MB ? 'PASS' : 'FAIL'} ${scenario} service RSS peak ${svc.rss.toFixed(0)} MB (target ≤ ${RSS_LIMIT_MB})`,
+    );
+  }
+  const table = [
+    `${info.date} · ${info.command} · ${info.cpu}, ${info.memoryGb} GB · node ${info.node} · ${info.postgres}`,
+    `${settings.rounds} round(s) × ${settings.duration} s at ${settings.connections} connections; medians; wrk on the same machine`,
+    '',
+    '| scenario | service req/s | baseline req/s | ratio | service p50 / p99 ms | baseline p50 / p99 ms | p99 ratio | errors svc / base | peak RSS MB svc / base |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows,
+    '',
+    ...checks.map((c) => `- ${c}`),
+  ].join('\n');
+  process.stdout.write(`\n${table}\n`);
+  writeFileSync(path.join(outDir, 'summary.md'), `${table}\n`);
+  writeFileSync(
+    path.join(outDir, 'results.json'),
+    `${JSON.stringify({ ...info, summary, samples }, null, 2)}\n`,
+  );
+  log(`results in ${path.relative(ROOT, outDir)}/`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
