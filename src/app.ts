@@ -1,5 +1,7 @@
 import express, { type Express } from 'express';
 import type { DatabaseHandle } from '../db/database.js';
+import { withTokenCache } from './auth/token-cache.js';
+import { createUserIdResolver } from './auth/user-ids.js';
 import type { AuthVerifier } from './auth/verifier.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './context.js';
@@ -29,9 +31,10 @@ export function createApp({ config, database, verifier, logger }: AppOptions): E
   const deps: AppDeps = {
     config,
     db: database.db,
-    verifier,
+    verifier: withTokenCache(verifier, { ttlSeconds: config.authTokenCacheSeconds }),
     logger,
     userRateLimiter: createRateLimiter(config.rateLimit.perUser),
+    userIds: createUserIdResolver(),
   };
   const openApiDocument = buildOpenApiDocument();
 

@@ -21,6 +21,8 @@ export interface Config {
   readonly dataDir: string;
   readonly database: { readonly poolMax: number; readonly statementTimeoutMs: number };
   readonly auth: AuthConfig;
+  /** Seconds a verified token is reused without checking its signature again; 0 disables. */
+  readonly authTokenCacheSeconds: number;
   /** Requests per minute; 0 turns that limit off. */
   readonly rateLimit: { readonly perUser: number; readonly perIp: number };
   readonly corsOrigins: readonly string[];
@@ -74,6 +76,7 @@ const envSchema = z.object({
     z.string().min(32, 'must be at least 32 characters (RFC 7518 §3.2)').optional(),
   ),
   AUTH_AUDIENCE: optionalString,
+  AUTH_TOKEN_CACHE_SECONDS: int(60, 0, 3600),
   RATE_LIMIT_PER_USER: int(120, 0, 1_000_000),
   RATE_LIMIT_PER_IP: int(600, 0, 1_000_000),
   CORS_ORIGINS: optionalString,
@@ -166,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     }),
     auth: Object.freeze(authConfig(e)),
+    authTokenCacheSeconds: e.AUTH_TOKEN_CACHE_SECONDS,
     rateLimit: Object.freeze({ perUser: e.RATE_LIMIT_PER_USER, perIp: e.RATE_LIMIT_PER_IP }),
     corsOrigins: Object.freeze(list(e.CORS_ORIGINS)),
     trustProxy: e.TRUST_PROXY,

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { UserIdResolver } from './auth/user-ids.js';
 import type { AuthVerifier } from './auth/verifier.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
@@ -13,6 +14,7 @@ export interface AppDeps {
   verifier: AuthVerifier;
   logger: Logger;
   userRateLimiter: RateLimiter;
+  userIds: UserIdResolver;
 }
 
 /** Per-request context: no I/O happens here; authentication is the protected procedure's job. */

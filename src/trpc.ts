@@ -1,6 +1,5 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { ensureUser } from '../db/queries/users.js';
 import { parseBearer } from './auth/bearer.js';
 import type { Context } from './context.js';
 import { AppError } from './errors.js';
@@ -47,18 +46,19 @@ export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(mapErrors);
 
 /**
- * Verifies the bearer token, creates the user on first sight, and applies the
+ * Verifies the bearer token (or finds it in the token cache), finds the user's
+ * id (created on first sight; cached per process), and applies the
  * per-user rate limit. OpenAPI's `protect` only documents this; this enforces it.
  */
 export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const { verifier, db, userRateLimiter } = ctx.deps;
+  const { verifier, db, userRateLimiter, userIds } = ctx.deps;
   const principal = await verifier.verify(parseBearer(ctx.authorization));
-  const user = await ensureUser(db, principal.issuer, principal.subject);
-  const limit = userRateLimiter.take(user.id);
+  const userId = await userIds.resolve(db, principal);
+  const limit = userRateLimiter.take(userId);
   if (!limit.allowed) {
     throw new AppError('RATE_LIMITED', 'Too many requests for this user; slow down', {
       retryAfterSeconds: limit.retryAfterSeconds,
     });
   }
-  return next({ ctx: { userId: user.id, principal } });
+  return next({ ctx: { userId, principal } });
 });

@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import { createBoundedCache } from '../bounded-cache.js';
+import type { AuthVerifier, Principal } from './verifier.js';
+
+/** Most verified tokens kept per process (~10k × ~200 bytes). */
+export const TOKEN_CACHE_MAX_ENTRIES = 10_000;
+
+/**
+ * Remembers tokens that verified, so a client sending the same bearer token
+ * again skips the signature check (~100 µs of CPU for ES256/RS256). An entry
+ * lives `ttlSeconds`, never past the token's own `exp`. The key is the SHA-256
+ * of the whole token, so only a byte-identical token hits; failures are never
+ * cached. The price is a revocation window: a token whose signing key the
+ * identity provider withdraws is still accepted for up to `ttlSeconds` by a
+ * process that verified it before (docs/DECISIONS.md).
+ */
+export function withTokenCache(
+  verifier: AuthVerifier,
+  options: { ttlSeconds: number; maxEntries?: number; now?: () => number },
+): AuthVerifier {
+  if (options.ttlSeconds <= 0) return verifier;
+  const now = options.now ?? Date.now;
+  const cache = createBoundedCache<Principal>({
+    maxEntries: options.maxEntries ?? TOKEN_CACHE_MAX_ENTRIES,
+    now,
+  });
+  const ttlMs = options.ttlSeconds * 1000;
+  return {
+    async verify(token) {
+      const key = createHash('sha256').update(token).digest('base64url');
+      const cached = cache.get(key);
+      if (cached) return cached;
+      const principal = await verifier.verify(token);
+      cache.set(key, principal, Math.min(now() + ttlMs, principal.expiresAt * 1000));
+      return principal;
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import { ensureUser } from '../../db/queries/users.js';
+import type { Database } from '../../db/schema.js';
+import { createBoundedCache, type BoundedCache } from '../bounded-cache.js';
+import type { Principal } from './verifier.js';
+
+/** Most (issuer, subject) → user id pairs kept per process. */
+export const USER_ID_CACHE_MAX_ENTRIES = 10_000;
+/**
+ * How long a pair is reused. A user's id never changes and the service never
+ * deletes users; the expiry only bounds how long an operator's manual delete
+ * goes unnoticed by a running process (its requests answer 404 meanwhile).
+ */
+export const USER_ID_CACHE_TTL_MS = 10 * 60_000;
+
+export interface UserIdResolver {
+  /** The user id for a verified principal; the user row is created on first sight. */
+  resolve(db: Kysely<Database>, principal: Principal): Promise<string>;
+}
+
+/**
+ * Saves the `users` lookup on every request after the first for an identity.
+ * Correctness still comes from the database: ensureUser is race-free, and a
+ * cached id is only ever one the database returned for that identity.
+ */
+export function createUserIdResolver(
+  options: { maxEntries?: number; now?: () => number } = {},
+): UserIdResolver {
+  const now = options.now ?? Date.now;
+  const cache: BoundedCache<string> = createBoundedCache({
+    maxEntries: options.maxEntries ?? USER_ID_CACHE_MAX_ENTRIES,
+    now,
+  });
+  return {
+    async resolve(db, principal) {
+      // JSON keeps the two parts apart whatever characters an opaque `sub` holds.
+      const key = JSON.stringify([principal.issuer, principal.subject]);
+      const cached = cache.get(key);
+      if (cached !== undefined) return cached;
+      const user = await ensureUser(db, principal.issuer, principal.subject);
+      cache.set(key, user.id, now() + USER_ID_CACHE_TTL_MS);
+      return user.id;
+    },
+  };
+}

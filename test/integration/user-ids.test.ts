@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findUserByIdentity } from '../../db/queries/users.js';
+import type { Database } from '../../db/schema.js';
+import { createUserIdResolver } from '../../src/auth/user-ids.js';
+import type { Principal } from '../../src/auth/verifier.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
+
+let database: TestDatabase;
+let db: Kysely<Database>;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  db = database.db;
+});
+afterAll(async () => {
+  await database?.destroy();
+});
+
+const principal = (subject = randomUUID()): Principal => ({
+  issuer: 'https://issuer.test',
+  subject,
+  expiresAt: Math.floor(Date.now() / 1000) + 300,
+});
+
+describe('user id resolver', () => {
+  it('creates the user on first sight and returns the same id after', async () => {
+    const resolver = createUserIdResolver();
+    const who = principal();
+    const id = await resolver.resolve(db, who);
+    expect(await resolver.resolve(db, who)).toBe(id);
+    expect((await findUserByIdentity(db, who.issuer, who.subject))?.id).toBe(id);
+  });
+
+  it('answers a known identity from memory, without reading users', async () => {
+    const resolver = createUserIdResolver();
+    const who = principal();
+    const id = await resolver.resolve(db, who);
+    // Gone from the database, still known here: the lookup was not repeated.
+    await db.deleteFrom('users').where('id', '=', id).execute();
+    expect(await resolver.resolve(db, who)).toBe(id);
+    // A resolver without that memory creates the user again, with a new id.
+    const fresh = await createUserIdResolver().resolve(db, who);
+    expect(fresh).not.toBe(id);
+  });
+
+  it('keeps issuer and subject apart and stays within maxEntries', async () => {
+    let now = Date.now();
+    const resolver = createUserIdResolver({ maxEntries: 1, now: () => now });
+    const a = principal('x"y');
+    const b: Principal = { ...principal('y'), issuer: 'https://issuer.test/x"' };
+    const idA = await resolver.resolve(db, a);
+    const idB = await resolver.resolve(db, b);
+    expect(idA).not.toBe(idB);
+    // With one entry, a was evicted by b: it is looked up again (same row).
+    await db.deleteFrom('users').where('id', '=', idA).execute();
+    expect(await resolver.resolve(db, a)).not.toBe(idA);
+    // After the TTL, b is looked up again too.
+    await db.deleteFrom('users').where('id', '=', idB).execute();
+    now += 11 * 60_000;
+    expect(await resolver.resolve(db, b)).not.toBe(idB);
+  });
+});
