@@ -18,7 +18,7 @@ afterAll(async () => {
   await database?.destroy();
 });
 
-const principal = (subject = randomUUID()): Principal => ({
+const principal = (subject: string = randomUUID()): Principal => ({
   issuer: 'https://issuer.test',
   subject,
   expiresAt: Math.floor(Date.now() / 1000) + 300,
