@@ -1,5 +1,7 @@
 import { sql, type Kysely } from 'kysely';
+import type { StoredQuest } from '../../src/domain/quests.js';
 import type { Database, LedgerRow } from '../schema.js';
+import { upsertUserQuests } from './quests.js';
 
 /** One ledger credit. `key` is unique per user: the same award can never land twice. */
 export interface Award {
@@ -19,32 +21,30 @@ export async function ensureLeaderboardEntry(trx: Kysely<Database>, userId: stri
 }
 
 /**
- * Appends awards to the ledger and moves the balance on the leaderboard row in
- * the same transaction. The UPDATE takes the row lock first, so concurrent
- * awards for one user queue behind it, and `balanceAfter` is exact. A repeated
- * key violates the ledger's unique constraint and rolls the transaction back.
- * The caller must have created the leaderboard entry.
+ * Writes one quest sync in a single statement: the ledger rows for `awards`,
+ * the changed quest states, and the balance on the leaderboard row, all at the
+ * transaction's time. Returns the balance after.
+ *
+ * The caller holds the user's row lock (every points write takes it first) and
+ * read `balanceBefore` after taking it, so `balanceAfter` of each entry is
+ * exact; the statement checks that the leaderboard agrees and throws (rolling
+ * the transaction back) if it does not. A repeated award key violates the
+ * ledger's unique constraint and rolls the transaction back too. The caller
+ * must have created the leaderboard entry when there are awards.
  */
-export async function appendAwards(
+export async function recordQuestSync(
   trx: Kysely<Database>,
   userId: string,
-  awards: readonly Award[],
-): Promise<LedgerRow[]> {
-  if (awards.length === 0) return [];
+  input: { balanceBefore: number; awards: readonly Award[]; quests: readonly StoredQuest[] },
+): Promise<number> {
+  const { balanceBefore, awards, quests } = input;
+  if (awards.length === 0) {
+    if (quests.length > 0) await upsertUserQuests(trx, userId, quests).execute();
+    return balanceBefore;
+  }
   const total = awards.reduce((sum, award) => sum + award.delta, 0);
-  const { points } = await trx
-    .updateTable('leaderboardEntries')
-    .set((eb) => ({
-      points: eb('points', '+', total),
-      reachedAt: sql<Date>`now()`,
-      updatedAt: sql<Date>`now()`,
-    }))
-    .where('userId', '=', userId)
-    .returning('points')
-    .executeTakeFirstOrThrow();
-
-  let balance = points - total;
-  const rows = awards.map((award) => {
+  let balance = balanceBefore;
+  const ledgerRows = awards.map((award) => {
     balance += award.delta;
     return {
       userId,
@@ -53,19 +53,30 @@ export async function appendAwards(
       questId: award.questId,
       idempotencyKey: award.key,
       balanceAfter: balance,
+      createdAt: sql<Date>`now()`,
     };
   });
-  return trx.insertInto('pointsLedger').values(rows).returningAll().execute();
-}
-
-/** The user's balance as kept on the leaderboard row (0 before onboarding). */
-export async function findBalance(db: Kysely<Database>, userId: string): Promise<number> {
-  const row = await db
-    .selectFrom('leaderboardEntries')
-    .select('points')
+  // Data-modifying CTEs always run to completion, referenced or not. A newly
+  // completed quest always changes its stored state, so `quests` is never
+  // empty when there are awards.
+  const statement = trx
+    .with('quests', (db) => upsertUserQuests(db, userId, quests).returning('questId'))
+    .with('ledger', (db) => db.insertInto('pointsLedger').values(ledgerRows).returning('id'))
+    .updateTable('leaderboardEntries')
+    .set((eb) => ({
+      points: eb('points', '+', total),
+      reachedAt: sql<Date>`now()`,
+      updatedAt: sql<Date>`now()`,
+    }))
     .where('userId', '=', userId)
-    .executeTakeFirst();
-  return row?.points ?? 0;
+    .returning('points');
+  const row = await statement.executeTakeFirst();
+  if (row?.points !== balance) {
+    throw new Error(
+      `Leaderboard balance ${row?.points ?? '(no entry)'} does not match the ledger (${balance})`,
+    );
+  }
+  return balance;
 }
 
 /** The newest ledger entries, newest first. */

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type QueryCreator } from 'kysely';
 import type { StoredQuest } from '../../src/domain/quests.js';
 import type { Database } from '../schema.js';
 
@@ -14,25 +14,33 @@ export async function findUserQuests(
   return new Map(rows.map((row) => [row.questId, row]));
 }
 
-/** Writes quest states in one statement; `completedAt`, once set, is never moved. */
-export async function saveUserQuests(
-  trx: Kysely<Database>,
+/**
+ * The statement that writes quest states (run it, or use it as a CTE);
+ * `completedAt`, once set, is never moved. Times are the transaction's.
+ */
+export function upsertUserQuests(
+  db: QueryCreator<Database>,
   userId: string,
   quests: readonly StoredQuest[],
-): Promise<void> {
-  if (quests.length === 0) return;
-  const now = new Date();
-  await trx
+) {
+  return db
     .insertInto('userQuests')
-    .values(quests.map((quest) => ({ userId, ...quest, updatedAt: now })))
+    .values(
+      quests.map((quest) => ({
+        userId,
+        ...quest,
+        // The sync plan marks a completion; the time is the transaction's.
+        completedAt: quest.completedAt === null ? null : sql<Date>`now()`,
+        updatedAt: sql<Date>`now()`,
+      })),
+    )
     .onConflict((oc) =>
       oc.columns(['userId', 'questId']).doUpdateSet((eb) => ({
         progress: eb.ref('excluded.progress'),
         target: eb.ref('excluded.target'),
         status: eb.ref('excluded.status'),
         completedAt: eb.fn.coalesce('userQuests.completedAt', 'excluded.completedAt'),
-        updatedAt: now,
+        updatedAt: sql<Date>`now()`,
       })),
-    )
-    .execute();
+    );
 }

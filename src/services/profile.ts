@@ -1,14 +1,12 @@
 import type { Kysely } from 'kysely';
 import {
-  appendAwards,
   ensureLeaderboardEntry,
-  findBalance,
   findRankedEntry,
   recentLedgerEntries,
+  recordQuestSync,
   type RankedEntry,
 } from '../../db/queries/points.js';
-import { findUserQuests, saveUserQuests } from '../../db/queries/quests.js';
-import { lockUser, markOnboarded, saveProfile } from '../../db/queries/users.js';
+import { findUserState, lockUser, markOnboarded, saveProfile } from '../../db/queries/users.js';
 import type { Database, LedgerRow, ProfileRow, UserRow } from '../../db/schema.js';
 import { applyProfilePatch, EMPTY_PROFILE, type ProfilePatch } from '../domain/profile.js';
 import {
@@ -75,10 +73,10 @@ export function onboard(
 ): Promise<OnboardingResult> {
   return db.transaction().execute(async (trx) => {
     const write = await writeProfile(trx, userId, patch, { onboard: true });
-    const [leaderboardEntry, pointsHistory] = await Promise.all([
-      findRankedEntry(trx, userId),
-      recentLedgerEntries(trx, userId, POINTS_HISTORY_LIMIT),
-    ]);
+    // One after the other: a transaction is one connection, and pg queues
+    // (and warns about) concurrent queries on it.
+    const leaderboardEntry = await findRankedEntry(trx, userId);
+    const pointsHistory = await recentLedgerEntries(trx, userId, POINTS_HISTORY_LIMIT);
     return {
       ...write,
       questSync: write.questSync!,
@@ -95,8 +93,9 @@ async function writeProfile(
   options: { onboard: boolean },
 ): Promise<ProfileWrite & { firstOnboarding: boolean; questSync: QuestSyncResult | null }> {
   const locked = await lockUser(trx, userId);
-  const { next, changed } = applyProfilePatch(locked.profile ?? EMPTY_PROFILE, patch);
-  const profile = changed.length > 0 ? await saveProfile(trx, userId, next) : locked.profile;
+  const state = await findUserState(trx, userId);
+  const { next, changed } = applyProfilePatch(state.profile ?? EMPTY_PROFILE, patch);
+  const profile = changed.length > 0 ? await saveProfile(trx, userId, next) : state.profile;
   const user = options.onboard ? await markOnboarded(trx, locked.user) : locked.user;
   const firstOnboarding = options.onboard && locked.user.onboardedAt === null;
 
@@ -104,7 +103,12 @@ async function writeProfile(
     return { user, profile, points: 0, firstOnboarding, questSync: null };
   }
   if (options.onboard) await ensureLeaderboardEntry(trx, userId);
-  const { questSync, points } = await syncQuests(trx, userId, { profile: next, onboarded: true });
+  const { questSync, points } = await syncQuests(trx, userId, {
+    state: { profile: next, onboarded: true },
+    stored: state.quests,
+    balanceBefore: state.points,
+    transactionTime: locked.transactionTime,
+  });
   return { user, profile, points, firstOnboarding, questSync };
 }
 
@@ -112,28 +116,32 @@ async function writeProfile(
 async function syncQuests(
   trx: Kysely<Database>,
   userId: string,
-  state: QuestState,
+  input: {
+    state: QuestState;
+    stored: ReadonlyMap<string, StoredQuest>;
+    balanceBefore: number;
+    transactionTime: Date;
+  },
 ): Promise<{ questSync: QuestSyncResult; points: number }> {
-  const stored = await findUserQuests(trx, userId);
-  const plan = planQuestSync(state, stored, new Date());
-  const ledger = await appendAwards(
-    trx,
-    userId,
-    plan.newlyCompleted.map((quest) => ({
-      key: questAwardKey(quest.id),
-      delta: quest.points,
-      reason: 'quest_completed',
-      questId: quest.id,
-    })),
-  );
-  await saveUserQuests(trx, userId, plan.writes);
+  // Completion times are the transaction's clock, the one the rows are written with.
+  const plan = planQuestSync(input.state, input.stored, input.transactionTime);
+  const awards = plan.newlyCompleted.map((quest) => ({
+    key: questAwardKey(quest.id),
+    delta: quest.points,
+    reason: 'quest_completed',
+    questId: quest.id,
+  }));
+  const points = await recordQuestSync(trx, userId, {
+    balanceBefore: input.balanceBefore,
+    awards,
+    quests: plan.writes,
+  });
 
   const completedIds = new Set(plan.newlyCompleted.map((quest) => quest.id));
-  const points = ledger.at(-1)?.balanceAfter ?? (await findBalance(trx, userId));
   return {
     points,
     questSync: {
-      pointsAwarded: ledger.reduce((sum, row) => sum + row.delta, 0),
+      pointsAwarded: awards.reduce((sum, award) => sum + award.delta, 0),
       completed: plan.quests.filter((view) => completedIds.has(view.quest.id)),
       quests: plan.quests,
     },
