@@ -337,3 +337,36 @@ describe('leaderboard rank is deterministic', () => {
     expect(entries[1].rank - entries[0].rank).toBe(1);
   });
 });
+
+describe('POST /api/user/profile — one clock', () => {
+  it('stamps every row of one onboarding with the same database transaction time', async () => {
+    const token = await app.token();
+    const response = await onboard(token, {
+      name: 'Clock Fan',
+      handle: uniqueHandle('clock'),
+      favoriteTeam: 'Everton',
+    });
+    expect(response.status).toBe(201);
+    const userId: string = response.body.data.user.id;
+
+    // Compared in the database, to the microsecond: a JS clock would differ.
+    const { rows } = await sql<{ times: string; stamps: string }>`
+      SELECT count(DISTINCT t)::text AS times, count(*)::text AS stamps FROM (
+        SELECT onboarded_at AS t FROM users WHERE id = ${userId}
+        UNION ALL SELECT updated_at FROM users WHERE id = ${userId}
+        UNION ALL SELECT updated_at FROM profiles WHERE user_id = ${userId}
+        UNION ALL SELECT created_at FROM points_ledger WHERE user_id = ${userId}
+        UNION ALL SELECT completed_at FROM user_quests WHERE user_id = ${userId} AND completed_at IS NOT NULL
+        UNION ALL SELECT updated_at FROM user_quests WHERE user_id = ${userId}
+        UNION ALL SELECT reached_at FROM leaderboard_entries WHERE user_id = ${userId}
+      ) AS stamps`.execute(app.db);
+    expect(Number(rows[0]!.stamps)).toBeGreaterThan(10);
+    expect(rows[0]!.times).toBe('1');
+
+    const data = response.body.data;
+    const onboardedAt: string = data.user.onboardedAt;
+    expect(data.updatedProfile.updatedAt).toBe(onboardedAt);
+    for (const quest of data.questSync.completed) expect(quest.completedAt).toBe(onboardedAt);
+    for (const entry of data.pointsHistory.entries) expect(entry.createdAt).toBe(onboardedAt);
+  });
+});
