@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { RankedEntry } from '../db/queries/points.js';
+import type { RankedEntry } from '../db/queries/leaderboard.js';
 import type { LedgerRow, ProfileFields, ProfileRow, UserRow } from '../db/schema.js';
 import { EMPTY_PROFILE, PROFILE_FIELDS } from '../src/domain/profile.js';
 import type { QuestProgressView, QuestSyncResult } from '../src/services/profile.js';
