@@ -59,17 +59,17 @@ export async function findBalance(db: Kysely<Database>, userId: string): Promise
   return row?.points ?? 0;
 }
 
-/** The newest ledger entries, newest first. */
+/**
+ * The newest ledger entries, newest first; with `beforeId`, the ones older
+ * than that entry (a keyset page on points_ledger_user_id_idx).
+ */
 export function recentLedgerEntries(
   db: Kysely<Database>,
   userId: string,
   limit: number,
+  beforeId?: string,
 ): Promise<LedgerRow[]> {
-  return db
-    .selectFrom('pointsLedger')
-    .selectAll()
-    .where('userId', '=', userId)
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+  let query = db.selectFrom('pointsLedger').selectAll().where('userId', '=', userId);
+  if (beforeId !== undefined) query = query.where('id', '<', beforeId);
+  return query.orderBy('id', 'desc').limit(limit).execute();
 }
