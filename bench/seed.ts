@@ -20,7 +20,7 @@ import { CamelCasePlugin, CompiledQuery, Kysely, PostgresDialect, sql } from 'ky
 import pg from 'pg';
 import { createDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { findRankedEntry } from '../db/queries/points.js';
+import { findRankedEntry } from '../db/queries/leaderboard.js';
 import { ensureUser } from '../db/queries/users.js';
 import { onboard } from '../src/services/profile.js';
 

@@ -11,15 +11,6 @@ export interface Award {
   questId: string | null;
 }
 
-/** Gives the user a leaderboard entry (0 points) if they have none yet. */
-export async function ensureLeaderboardEntry(trx: Kysely<Database>, userId: string): Promise<void> {
-  await trx
-    .insertInto('leaderboardEntries')
-    .values({ userId, points: 0, reachedAt: sql<Date>`now()`, updatedAt: sql<Date>`now()` })
-    .onConflict((oc) => oc.column('userId').doNothing())
-    .execute();
-}
-
 /**
  * Writes one quest sync in a single statement: the ledger rows for `awards`,
  * the changed quest states, and the balance on the leaderboard row, all at the
@@ -79,59 +70,27 @@ export async function recordQuestSync(
   return balance;
 }
 
-/** The newest ledger entries, newest first. */
+/** The user's balance as kept on the leaderboard row (0 before onboarding). */
+export async function findBalance(db: Kysely<Database>, userId: string): Promise<number> {
+  const row = await db
+    .selectFrom('leaderboardEntries')
+    .select('points')
+    .where('userId', '=', userId)
+    .executeTakeFirst();
+  return row?.points ?? 0;
+}
+
+/**
+ * The newest ledger entries, newest first; with `beforeId`, the ones older
+ * than that entry (a keyset page on points_ledger_user_id_idx).
+ */
 export function recentLedgerEntries(
   db: Kysely<Database>,
   userId: string,
   limit: number,
+  beforeId?: string,
 ): Promise<LedgerRow[]> {
-  return db
-    .selectFrom('pointsLedger')
-    .selectAll()
-    .where('userId', '=', userId)
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
-}
-
-export interface RankedEntry {
-  userId: string;
-  handle: string | null;
-  name: string | null;
-  profileUrl: string | null;
-  points: number;
-  rank: number;
-}
-
-/**
- * The user's leaderboard entry with its 1-based rank: more points first, then
- * whoever reached that score first, then user id.
- */
-export async function findRankedEntry(
-  db: Kysely<Database>,
-  userId: string,
-): Promise<RankedEntry | undefined> {
-  const row = await db
-    .selectFrom('leaderboardEntries as e')
-    .leftJoin('profiles as p', 'p.userId', 'e.userId')
-    .select(['e.userId', 'p.handle', 'p.name', 'p.profileUrl', 'e.points'])
-    .select((eb) =>
-      eb
-        .selectFrom('leaderboardEntries as a')
-        .select(sql<string>`count(*) + 1`.as('rank'))
-        .where((w) =>
-          w.or([
-            w('a.points', '>', w.ref('e.points')),
-            w.and([
-              w('a.points', '=', w.ref('e.points')),
-              w(w.refTuple('a.reachedAt', 'a.userId'), '<', w.refTuple('e.reachedAt', 'e.userId')),
-            ]),
-          ]),
-        )
-        .as('rank'),
-    )
-    .where('e.userId', '=', userId)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  return { ...row, rank: Number(row.rank) };
+  let query = db.selectFrom('pointsLedger').selectAll().where('userId', '=', userId);
+  if (beforeId !== undefined) query = query.where('id', '<', beforeId);
+  return query.orderBy('id', 'desc').limit(limit).execute();
 }

@@ -70,6 +70,7 @@ export interface UserState {
   profile: ProfileRow | undefined;
   /** The balance on the leaderboard row; 0 before onboarding. */
   points: number;
+  hasLeaderboardEntry: boolean;
   quests: Map<string, StoredQuest>;
 }
 
@@ -109,6 +110,7 @@ export async function findUserState(trx: Kysely<Database>, userId: string): Prom
     profile:
       profile.userId === null ? undefined : ({ ...profile, userId: profile.userId } as ProfileRow),
     points: points ?? 0,
+    hasLeaderboardEntry: points !== null,
     quests: new Map(
       quests.map((quest) => [
         quest.questId,

@@ -2,10 +2,9 @@ import type { Kysely } from 'kysely';
 import {
   ensureLeaderboardEntry,
   findRankedEntry,
-  recentLedgerEntries,
-  recordQuestSync,
   type RankedEntry,
-} from '../../db/queries/points.js';
+} from '../../db/queries/leaderboard.js';
+import { recentLedgerEntries, recordQuestSync } from '../../db/queries/points.js';
 import { findUserState, lockUser, markOnboarded, saveProfile } from '../../db/queries/users.js';
 import type { Database, LedgerRow, ProfileRow, UserRow } from '../../db/schema.js';
 import { applyProfilePatch, EMPTY_PROFILE, type ProfilePatch } from '../domain/profile.js';
@@ -102,7 +101,10 @@ async function writeProfile(
   if (user.onboardedAt === null) {
     return { user, profile, points: 0, firstOnboarding, questSync: null };
   }
-  if (options.onboard) await ensureLeaderboardEntry(trx, userId);
+  // The entry's team key follows favoriteTeam, so fan boards never read profiles.
+  if ((options.onboard && !state.hasLeaderboardEntry) || changed.includes('favoriteTeam')) {
+    await ensureLeaderboardEntry(trx, userId, next.favoriteTeam);
+  }
   const { questSync, points } = await syncQuests(trx, userId, {
     state: { profile: next, onboarded: true },
     stored: state.quests,
