@@ -5,13 +5,15 @@ import { appRouter } from '../../routers/index.js';
 import { contextFactory, type AppDeps, type Context } from '../context.js';
 import type { AppError } from '../errors.js';
 import { errorBody, errorHeaders, errorStatus, toAppError } from '../error-mapping.js';
+import { restFastPath } from './rest-fast.js';
 
 /**
  * The REST face: trpc-to-openapi serves every procedure that has OpenAPI meta
  * on its documented path. The adapter writes errors in its own shape; we keep
  * its routing, parsing of inputs and status handling, and replace only the
  * error body with our envelope (DESIGN §7). Unmatched paths answer 404 here,
- * so this must be the last route.
+ * so this must be the last route. The documented JSON mutations are answered
+ * by restFastPath first, with the same procedures, meta and envelope.
  */
 export function restHandler(deps: AppDeps): RequestHandler {
   const failures = new WeakMap<IncomingMessage, AppError>();
@@ -38,7 +40,10 @@ export function restHandler(deps: AppDeps): RequestHandler {
     },
   });
 
-  return (req, res, next) => {
+  const fast = restFastPath(deps, (appError, cause, req) => {
+    if (appError.code === 'INTERNAL') req.log.error({ err: cause }, 'internal error');
+  });
+  const adapter: RequestHandler = (req, res, next) => {
     const end = res.end.bind(res) as (chunk?: unknown) => typeof res;
     res.end = ((chunk?: unknown) => {
       const failure = failures.get(req);
@@ -46,4 +51,5 @@ export function restHandler(deps: AppDeps): RequestHandler {
     }) as typeof res.end;
     handler(req, res).catch(next);
   };
+  return (req, res, next) => fast(req, res, () => adapter(req, res, next));
 }
