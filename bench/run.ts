@@ -39,7 +39,8 @@ const settings = {
   rounds: num('BENCH_ROUNDS', smoke ? 1 : 3),
   users: num('BENCH_USERS', smoke ? 100 : 2000),
   adminUrl: env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-  nodeFlags: (env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+  // The same heap limit as `npm start`.
+  nodeFlags: (env.BENCH_NODE_FLAGS ?? '--max-old-space-size=128').split(' ').filter(Boolean),
   cpuProf: env.BENCH_CPU_PROF === '1',
   keepDb: env.BENCH_KEEP_DB === '1',
   /** Upper bound of first-time onboardings per second, to size the fresh-user batches. */
@@ -92,6 +93,8 @@ interface Sample {
   errors: number;
   created: number;
   rssPeakMb: number;
+  /** Server process CPU (user + system) per completed request: robust to a busy machine. */
+  cpuMsPerRequest: number;
 }
 
 interface Running {
@@ -168,6 +171,7 @@ async function main(): Promise<void> {
           samples.push(sample);
           log(
             `${scenario.name} ${side} round ${round}: ${sample.rps.toFixed(0)} req/s, ` +
+              `${sample.cpuMsPerRequest.toFixed(2)} ms CPU/req, ` +
               `p50 ${sample.p50Ms.toFixed(1)} ms, p99 ${sample.p99Ms.toFixed(1)} ms, ` +
               `errors ${sample.errors}, RSS ${sample.rssPeakMb.toFixed(0)} MB`,
           );
@@ -310,6 +314,17 @@ function freshTokens(issuer: BenchIssuer, label: string, seconds: number): strin
   return file;
 }
 
+/** utime + stime of a process in ms (/proc/<pid>/stat fields 14 and 15, in clock ticks of 10 ms). */
+function readCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
 function readRssMb(pid: number): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -328,6 +343,7 @@ async function load(
 ): Promise<Omit<Sample, 'round'>> {
   const request = scenario[target.side];
   let rssPeak = readRssMb(target.child.pid!);
+  const cpuBefore = readCpuMs(target.child.pid!);
   const sampler = setInterval(() => {
     rssPeak = Math.max(rssPeak, readRssMb(target.child.pid!));
   }, 100);
@@ -361,6 +377,7 @@ async function load(
   const code = await new Promise<number | null>((resolve) => wrk.once('exit', resolve));
   clearInterval(sampler);
   rssPeak = Math.max(rssPeak, readRssMb(target.child.pid!));
+  const cpuMs = readCpuMs(target.child.pid!) - cpuBefore;
   const line = out.split('\n').find((l) => l.startsWith('BENCH_JSON '));
   if (code !== 0 || !line) throw new Error(`wrk failed (${code}): ${out}\n${target.stderr()}`);
   const r = JSON.parse(line.slice('BENCH_JSON '.length)) as Record<string, number>;
@@ -373,6 +390,7 @@ async function load(
     errors: r.status! + r.connect! + r.read! + r.write! + r.timeout!,
     created: r.created!,
     rssPeakMb: rssPeak,
+    cpuMsPerRequest: cpuMs / Math.max(1, r.requests!),
   };
 }
 
@@ -416,13 +434,15 @@ function report(samples: Sample[], info: Awaited<ReturnType<typeof machine>>): v
         p99: median(list.map((s) => s.p99Ms)),
         errors: list.reduce((sum, s) => sum + s.errors, 0),
         rss: Math.max(...list.map((s) => s.rssPeakMb)),
+        cpu: median(list.map((s) => s.cpuMsPerRequest)),
       };
     };
     const svc = stat('service');
     const base = stat('baseline');
     const ratio = svc.rps / base.rps;
     const p99Ratio = svc.p99 / base.p99;
-    summary.push({ scenario, service: svc, baseline: base, ratio, p99Ratio });
+    const cpuRatio = base.cpu / svc.cpu;
+    summary.push({ scenario, service: svc, baseline: base, ratio, p99Ratio, cpuRatio });
     rows.push(
       `| ${scenario} | ${svc.rps.toFixed(0)} | ${base.rps.toFixed(0)} | **${ratio.toFixed(2)}** | ` +
         `${svc.p50.toFixed(1)} / ${svc.p99.toFixed(1)} | ${base.p50.toFixed(1)} / ${base.p99.toFixed(1)} | ` +
@@ -448,8 +468,8 @@ function report(samples: Sample[], info: Awaited<ReturnType<typeof machine>>): v
     `${info.date} · ${info.command} · ${info.cpu}, ${info.memoryGb} GB · node ${info.node} · ${info.postgres}`,
     `${settings.rounds} round(s) × ${settings.duration} s at ${settings.connections} connections; medians; wrk on the same machine`,
     '',
-    '| scenario | service req/s | baseline req/s | ratio | service p50 / p99 ms | baseline p50 / p99 ms | p99 ratio | errors svc / base | peak RSS MB svc / base |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| scenario | service req/s | baseline req/s | ratio | service p50 / p99 ms | baseline p50 / p99 ms | p99 ratio | errors svc / base | peak RSS MB svc / base | server CPU ms/req svc / base | CPU-efficiency ratio |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
     '',
     ...checks.map((c) => `- ${c}`),
