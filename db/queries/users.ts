@@ -1,6 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
+import { PROFILE_FIELDS } from '../../src/domain/profile.js';
 import type { StoredQuest } from '../../src/domain/quests.js';
+import { preparedStatement } from '../prepared.js';
 import { AppError } from '../../src/errors.js';
 import type { Database, ProfileFields, ProfileRow, UserRow } from '../schema.js';
 import { isUniqueViolation } from './errors.js';
@@ -53,13 +55,7 @@ export async function lockUser(
   trx: Kysely<Database>,
   userId: string,
 ): Promise<{ user: UserRow; transactionTime: Date }> {
-  const row = await trx
-    .selectFrom('users')
-    .selectAll()
-    .select(sql<Date>`now()`.as('transactionTime'))
-    .where('id', '=', userId)
-    .forUpdate()
-    .executeTakeFirst();
+  const [row] = await lockUserStatement(trx, userId);
   if (!row) throw new AppError('NOT_FOUND', 'The user does not exist');
   const { transactionTime, ...user } = row;
   return { user, transactionTime };
@@ -75,8 +71,17 @@ export interface UserState {
 }
 
 /** Profile, balance and quests in one round trip. Call it after `lockUser`. */
-export async function findUserState(trx: Kysely<Database>, userId: string): Promise<UserState> {
-  const row = await trx
+const lockUserStatement = preparedStatement((db, userId: string) =>
+  db
+    .selectFrom('users')
+    .selectAll()
+    .select(sql<Date>`now()`.as('transactionTime'))
+    .where('id', '=', userId)
+    .forUpdate(),
+);
+
+const userStateStatement = preparedStatement((db, userId: string) =>
+  db
     .selectFrom('users as u')
     .leftJoin('profiles as p', 'p.userId', 'u.id')
     .leftJoin('leaderboardEntries as e', 'e.userId', 'u.id')
@@ -102,8 +107,11 @@ export async function findUserState(trx: Kysely<Database>, userId: string): Prom
           .whereRef('q.userId', '=', 'u.id'),
       ).as('quests'),
     )
-    .where('u.id', '=', userId)
-    .executeTakeFirst();
+    .where('u.id', '=', userId),
+);
+
+export async function findUserState(trx: Kysely<Database>, userId: string): Promise<UserState> {
+  const [row] = await userStateStatement(trx, userId);
   if (!row) throw new AppError('NOT_FOUND', 'The user does not exist');
   const { points, quests, ...profile } = row;
   return {
@@ -132,6 +140,22 @@ export function findProfile(db: Kysely<Database>, userId: string): Promise<Profi
   return db.selectFrom('profiles').selectAll().where('userId', '=', userId).executeTakeFirst();
 }
 
+// Every field is always written, so the statement has one shape.
+const saveProfileStatement = preparedStatement(
+  (db, userId: string, ...values: (string | null)[]) => {
+    const fields = Object.fromEntries(
+      PROFILE_FIELDS.map((field, index) => [field, values[index] ?? null]),
+    ) as unknown as ProfileFields;
+    return db
+      .insertInto('profiles')
+      .values({ userId, ...fields, createdAt: sql<Date>`now()`, updatedAt: sql<Date>`now()` })
+      .onConflict((oc) =>
+        oc.column('userId').doUpdateSet({ ...fields, updatedAt: sql<Date>`now()` }),
+      )
+      .returningAll();
+  },
+);
+
 /**
  * Writes the whole profile (insert on first write) and moves `updatedAt` to
  * the transaction's time. A
@@ -144,14 +168,12 @@ export async function saveProfile(
   fields: ProfileFields,
 ): Promise<ProfileRow> {
   try {
-    return await trx
-      .insertInto('profiles')
-      .values({ userId, ...fields, createdAt: sql<Date>`now()`, updatedAt: sql<Date>`now()` })
-      .onConflict((oc) =>
-        oc.column('userId').doUpdateSet({ ...fields, updatedAt: sql<Date>`now()` }),
-      )
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const [row] = await saveProfileStatement(
+      trx,
+      userId,
+      ...PROFILE_FIELDS.map((field) => fields[field]),
+    );
+    return row!;
   } catch (error) {
     if (isUniqueViolation(error, 'profiles_handle_lower_key')) {
       throw new AppError('HANDLE_TAKEN', `The handle "${fields.handle}" is taken`, {
@@ -165,10 +187,14 @@ export async function saveProfile(
 /** Marks the user onboarded once; later calls leave the first time in place. */
 export async function markOnboarded(trx: Kysely<Database>, user: UserRow): Promise<UserRow> {
   if (user.onboardedAt) return user;
-  return trx
+  const [row] = await markOnboardedStatement(trx, user.id);
+  return row!;
+}
+
+const markOnboardedStatement = preparedStatement((db, userId: string) =>
+  db
     .updateTable('users')
     .set({ onboardedAt: sql<Date>`now()`, updatedAt: sql<Date>`now()` })
-    .where('id', '=', user.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
+    .where('id', '=', userId)
+    .returningAll(),
+);
