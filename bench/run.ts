@@ -446,7 +446,8 @@ function report(samples: Sample[], info: Awaited<ReturnType<typeof machine>>): v
     rows.push(
       `| ${scenario} | ${svc.rps.toFixed(0)} | ${base.rps.toFixed(0)} | **${ratio.toFixed(2)}** | ` +
         `${svc.p50.toFixed(1)} / ${svc.p99.toFixed(1)} | ${base.p50.toFixed(1)} / ${base.p99.toFixed(1)} | ` +
-        `${p99Ratio.toFixed(2)} | ${svc.errors} / ${base.errors} | ${svc.rss.toFixed(0)} / ${base.rss.toFixed(0)} |`,
+        `${p99Ratio.toFixed(2)} | ${svc.errors} / ${base.errors} | ${svc.rss.toFixed(0)} / ${base.rss.toFixed(0)} | ` +
+        `${svc.cpu.toFixed(2)} / ${base.cpu.toFixed(2)} | ${cpuRatio.toFixed(2)} |`,
     );
     const target = TARGETS[scenario];
     if (target?.rps !== undefined) {
