@@ -24,13 +24,19 @@ export interface RankPosition {
   userId: string;
 }
 
+/** Where a page ended: the last entry's position and the rank it was served with. */
+export interface PageEnd {
+  position: RankPosition;
+  rank: number;
+}
+
 function positionKey(position: RankPosition): Expression<unknown> {
   return sql`(${-position.points}::integer, ${position.reachedAt}::timestamptz, ${position.userId}::uuid)`;
 }
 
 function compare(
   left: Expression<unknown>,
-  op: '<' | '<=' | '>',
+  op: '<' | '>',
   right: Expression<unknown>,
 ): Expression<SqlBool> {
   return sql<SqlBool>`${left} ${sql.raw(op)} ${right}`;
@@ -141,26 +147,17 @@ export async function findRankedEntry(
 
 /**
  * Up to `limit` entries in rank order after `after` (from the top without
- * it), with their ranks. One statement, so ranks and rows share a snapshot.
+ * it). Ranks continue from the rank the previous page ended with, so a page
+ * costs an index range of `limit` entries wherever it is on the board (a
+ * count of the entries ahead would read O(rank) of them).
  */
 export async function leaderboardPage(
   db: Kysely<Database>,
-  options: { limit: number; after?: RankPosition | undefined; team?: string | undefined },
+  options: { limit: number; after?: PageEnd | undefined; team?: string | undefined },
 ): Promise<PositionedEntry[]> {
   const { limit, after, team } = options;
   let query = entries(db);
-  if (after) {
-    query = query
-      .select((eb) => {
-        let ahead = eb
-          .selectFrom('leaderboardEntries as a')
-          .select(sql<string>`count(*)`.as('ahead'))
-          .where(compare(rankKey('a'), '<=', positionKey(after)));
-        if (team !== undefined) ahead = ahead.where('a.teamKey', '=', teamKey(team));
-        return ahead.as('ahead');
-      })
-      .where(compare(rankKey('e'), '>', positionKey(after)));
-  }
+  if (after) query = query.where(compare(rankKey('e'), '>', positionKey(after.position)));
   if (team !== undefined) query = query.where('e.teamKey', '=', teamKey(team));
   const rows = await query
     .orderBy(sql`-e.points`)
@@ -168,10 +165,8 @@ export async function leaderboardPage(
     .orderBy('e.userId')
     .limit(limit)
     .execute();
-  return rows.map((row, index) => {
-    const ahead = 'ahead' in row ? Number(row.ahead) : 0;
-    return positioned(row, ahead + index + 1);
-  });
+  const start = after?.rank ?? 0;
+  return rows.map((row, index) => positioned(row, start + index + 1));
 }
 
 /**

@@ -150,9 +150,9 @@ describe.each(FACES)(`GET /api/leaderboard over %s on ${testDbKind}`, (face) => 
     ['a JSON keyset of the wrong shape', Buffer.from('["lb",1]').toString('base64url')],
     [
       'an impossible date',
-      Buffer.from(JSON.stringify(['lb', 1, '2026-02-30T00:00:00.000000Z', randomUUID()])).toString(
-        'base64url',
-      ),
+      Buffer.from(
+        JSON.stringify(['lb', 1, '2026-02-30T00:00:00.000000Z', randomUUID(), 1]),
+      ).toString('base64url'),
     ],
     ['a points-history cursor', encodeLedgerCursor('5')],
     ['a cursor longer than 512 characters', 'A'.repeat(513)],

@@ -106,7 +106,7 @@ describe(`every read uses an index at ${EXPLAIN_SIZES.users} users on ${testDbKi
     const deep = await explainQueriesOf(db, (rdb) =>
       getLeaderboard(rdb, {
         limit: 20,
-        after: middleEntry.entry.position,
+        after: middleEntry.entry,
       }),
     );
     expectIndexed(deep, 'leaderboard page after the middle');
@@ -124,7 +124,7 @@ describe(`every read uses an index at ${EXPLAIN_SIZES.users} users on ${testDbKi
       team: middleTeam,
     });
     const later = await explainQueriesOf(db, (rdb) =>
-      getLeaderboard(rdb, { limit: 20, team: middleTeam, after: middleEntry.entry.position }),
+      getLeaderboard(rdb, { limit: 20, team: middleTeam, after: middleEntry.entry }),
     );
     expectIndexed(later, 'team leaderboard later page');
     expect(indexesUsed(later)).toContain('leaderboard_entries_team_rank_idx');

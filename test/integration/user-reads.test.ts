@@ -124,9 +124,8 @@ describe.each(FACES)(`GET /api/user/points over %s on ${testDbKind}`, (face) => 
     [
       'a leaderboard cursor',
       encodeLeaderboardCursor({
-        points: 1,
-        reachedAt: '2026-01-01T00:00:00.000000Z',
-        userId: randomUUID(),
+        position: { points: 1, reachedAt: '2026-01-01T00:00:00.000000Z', userId: randomUUID() },
+        rank: 1,
       }),
     ],
     ['an id beyond bigint', encodeLedgerCursor('9223372036854775808')],
