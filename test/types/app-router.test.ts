@@ -100,7 +100,9 @@ describe('type AppRouter', () => {
     expectTypeOf<ErrorData['issues']>().toEqualTypeOf<
       { path: string; message: string }[] | undefined
     >();
-    expectTypeOf<TRPCClientError<AppRouter>['data']>().toEqualTypeOf<ErrorData | null | undefined>();
+    expectTypeOf<TRPCClientError<AppRouter>['data']>().toEqualTypeOf<
+      ErrorData | null | undefined
+    >();
   });
 
   it('refuses what the service refuses', () => {
