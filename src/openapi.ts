@@ -9,7 +9,11 @@ export const API_VERSION = '1.0.0';
 
 /** Every tag an operation may carry, declared once with its description. */
 export const TAGS = [
-  { name: 'user', description: 'The signed-in user: profile changes and onboarding.' },
+  {
+    name: 'user',
+    description: 'The signed-in user: profile, onboarding, quests and points ledger.',
+  },
+  { name: 'leaderboard', description: 'Ranks by points: the whole board, team boards, and you.' },
 ] as const;
 
 export type TagName = (typeof TAGS)[number]['name'];
@@ -31,6 +35,10 @@ type ErrorStatus = (typeof ERROR_TABLE)[ErrorCode]['status'];
 
 /** What a JSON-body write can fail with. */
 const WRITE_ERRORS = [400, 401, 409, 413, 415, 429, 500, 503] as const;
+/** What a read without parameters can fail with. */
+const READ_ERRORS = [401, 429, 500, 503] as const;
+/** What a read with query parameters (a cursor, a limit) can fail with. */
+const QUERY_ERRORS = [400, ...READ_ERRORS] as const;
 
 /**
  * One row per operation, keyed by procedure name. A new procedure with OpenAPI
@@ -44,6 +52,30 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     auth: 'bearer',
     errors: WRITE_ERRORS,
     created: 'Onboarded by this call: quests synced and points awarded',
+  },
+  me: { tag: 'user', auth: 'bearer', errors: READ_ERRORS },
+  quests: { tag: 'user', auth: 'bearer', errors: READ_ERRORS },
+  pointsHistory: { tag: 'user', auth: 'bearer', errors: QUERY_ERRORS },
+  leaderboard: { tag: 'leaderboard', auth: 'bearer', errors: QUERY_ERRORS },
+  leaderboardAroundMe: {
+    tag: 'leaderboard',
+    auth: 'bearer',
+    errors: [400, 401, 404, 429, 500, 503],
+  },
+};
+
+/** The 400 example of an operation that takes query parameters instead of a body. */
+const QUERY_VALIDATION_EXAMPLE: ErrorBody = {
+  success: false,
+  error: {
+    code: 'VALIDATION_FAILED',
+    message: 'cursor: Not a cursor this list gave out: pass nextCursor back unchanged',
+    issues: [
+      {
+        path: 'cursor',
+        message: 'Not a cursor this list gave out: pass nextCursor back unchanged',
+      },
+    ],
   },
 };
 
@@ -61,7 +93,13 @@ const ERROR_EXAMPLES: Record<ErrorCode, ErrorBody> = {
     success: false,
     error: { code: 'UNAUTHENTICATED', message: 'A valid bearer token is required' },
   },
-  NOT_FOUND: { success: false, error: { code: 'NOT_FOUND', message: 'No such operation' } },
+  NOT_FOUND: {
+    success: false,
+    error: {
+      code: 'NOT_FOUND',
+      message: 'You are not on the leaderboard yet: onboard first (POST /api/user/profile)',
+    },
+  },
   HANDLE_TAKEN: {
     success: false,
     error: { code: 'HANDLE_TAKEN', message: 'The handle "ann" is taken' },
@@ -154,8 +192,10 @@ function codesFor(status: number): ErrorCode[] {
   return ERROR_CODES.filter((code) => ERROR_TABLE[code].status === status);
 }
 
-function errorResponse(status: number): JsonObject {
+function errorResponse(status: number, hasBody: boolean): JsonObject {
   const codes = codesFor(status);
+  const example = (code: ErrorCode) =>
+    code === 'VALIDATION_FAILED' && !hasBody ? QUERY_VALIDATION_EXAMPLE : ERROR_EXAMPLES[code];
   return {
     description: `${codes.join(' or ')}: ${STATUS_TEXT[status] ?? 'Error'}`,
     ...(ERROR_HEADERS[status] ? { headers: ERROR_HEADERS[status] } : {}),
@@ -163,11 +203,19 @@ function errorResponse(status: number): JsonObject {
       'application/json': {
         schema: { $ref: '#/components/schemas/ErrorEnvelope' },
         examples: Object.fromEntries(
-          codes.map((code) => [code, { summary: code, value: ERROR_EXAMPLES[code] }]),
+          codes.map((code) => [code, { summary: code, value: example(code) }]),
         ),
       },
     },
   };
+}
+
+interface ProcedureDef {
+  _def: { inputs: unknown[]; meta?: { openapi?: { tags?: string[]; errorResponses?: unknown } } };
+}
+
+function procedure(name: string): ProcedureDef | undefined {
+  return (appRouter._def.procedures as Record<string, ProcedureDef | undefined>)[name];
 }
 
 /** Whether the procedure's zod input refuses unknown keys (the adapter drops this for refined schemas). */
@@ -179,8 +227,39 @@ function refusesUnknownKeys(procedureName: string): boolean {
 }
 
 /**
- * Operations without a row in OPERATIONS, and rows without an operation. The
- * generator refuses to write openapi.json while this is not empty.
+ * Tags and error statuses a procedure's meta declares that its row
+ * contradicts. OPERATIONS is what the document uses; the meta may repeat it
+ * (the adapter reads it) but must not disagree.
+ */
+function metaProblems(name: string, row: OperationDoc): string[] {
+  const meta = procedure(name)?._def.meta?.openapi;
+  const problems: string[] = [];
+  if (meta?.tags && JSON.stringify(meta.tags) !== JSON.stringify([row.tag])) {
+    problems.push(
+      `${name}: meta tags ${JSON.stringify(meta.tags)} but OPERATIONS says "${row.tag}"`,
+    );
+  }
+  const metaErrors = Array.isArray(meta?.errorResponses)
+    ? meta.errorResponses
+    : meta?.errorResponses
+      ? Object.keys(meta.errorResponses).map(Number)
+      : undefined;
+  if (
+    metaErrors &&
+    JSON.stringify([...metaErrors].sort()) !== JSON.stringify([...row.errors].sort())
+  ) {
+    problems.push(
+      `${name}: meta errorResponses ${JSON.stringify(metaErrors)} but OPERATIONS says ` +
+        JSON.stringify(row.errors),
+    );
+  }
+  return problems;
+}
+
+/**
+ * Operations without a row in OPERATIONS, rows without an operation, and
+ * procedure meta that contradicts its row. The generator refuses to write
+ * openapi.json while this is not empty, and a unit test fails.
  */
 export function operationTableProblems(document: Pick<OpenAPIObject, 'paths'>): string[] {
   const ids = listOperations(document).map(({ path, method, operation }) => {
@@ -193,6 +272,7 @@ export function operationTableProblems(document: Pick<OpenAPIObject, 'paths'>): 
     ...Object.keys(OPERATIONS)
       .filter((id) => !ids.includes(id))
       .map((id) => `OPERATIONS row ${id} matches no operation`),
+    ...Object.entries(OPERATIONS).flatMap(([id, row]) => metaProblems(id, row)),
   ];
 }
 
@@ -262,7 +342,9 @@ export function buildOpenApiDocument(): OpenAPIObject {
     if (row.created && responses['200']) {
       responses['201'] = { ...responses['200'], description: row.created };
     }
-    for (const status of row.errors) responses[String(status)] = errorResponse(status);
+    for (const status of row.errors) {
+      responses[String(status)] = errorResponse(status, body !== undefined);
+    }
     operation.responses = Object.fromEntries(
       Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)),
     );

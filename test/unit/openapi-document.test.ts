@@ -74,11 +74,11 @@ describe('the per-operation table', () => {
 
   it('reports an operation without a row, and a row without an operation', () => {
     const paths = structuredClone(document.paths) as Json;
-    paths['/api/me'] = { get: { operationId: 'me', responses: {} } };
-    delete paths['/api/user'];
+    paths['/api/news'] = { get: { operationId: 'teamNews', responses: {} } };
+    delete paths['/api/user/profile'];
     expect(operationTableProblems({ paths })).toEqual([
-      'operation me has no row in OPERATIONS (src/openapi.ts)',
-      'OPERATIONS row updateUser matches no operation',
+      'operation teamNews has no row in OPERATIONS (src/openapi.ts)',
+      'OPERATIONS row onboardProfile matches no operation',
     ]);
   });
 });
@@ -149,8 +149,8 @@ describe('the response checker', () => {
 
   it('skips, and says so, only what no operation describes', () => {
     expect(
-      checker.check({ method: 'GET', url: '/api/user', status: 404, headers: json, text: '' }),
-    ).toEqual({ checked: false, reason: 'openapi.json has no operation for GET /api/user' });
+      checker.check({ method: 'DELETE', url: '/api/user', status: 404, headers: json, text: '' }),
+    ).toEqual({ checked: false, reason: 'openapi.json has no operation for DELETE /api/user' });
     expect(
       checker.check({ method: 'GET', url: '/healthz', status: 200, headers: json, text: '{}' }),
     ).toMatchObject({ checked: false });
