@@ -144,6 +144,20 @@ describe.each(FACES)(`GET /api/leaderboard over %s on ${testDbKind}`, (face) => 
     ]);
   });
 
+  it('matches a team across Unicode normalisation and non-ASCII letter case', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const [fan] = await seedEntries(app.db, app.issuer.issuer, [
+      { points: 3, team: `Atlético ${suffix}` },
+    ]);
+    // Decomposed (E + combining acute) and upper case: NFC then lower() make it the same team.
+    const result = await read()('leaderboard', viewer, {
+      team: `ATLE\u0301TICO ${suffix.toUpperCase()}`,
+    });
+    expect(result.ok && result.data.entries.map((e: any) => [e.userId, e.rank])).toEqual([
+      [fan!.userId, 1],
+    ]);
+  });
+
   it.each([
     ['not base64url', '%%%'],
     ['base64url of text that is not JSON', Buffer.from('hello').toString('base64url')],
