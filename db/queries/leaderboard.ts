@@ -12,8 +12,27 @@ import type { Database } from '../schema.js';
  * is an index range. The rank of an entry is 1 + the number of entries whose
  * key is smaller.
  */
+function rankColumns(
+  alias: string,
+): [Expression<unknown>, Expression<unknown>, Expression<unknown>] {
+  return [
+    sql`-${sql.ref(`${alias}.points`)}`,
+    sql.ref(`${alias}.reachedAt`),
+    sql.ref(`${alias}.userId`),
+  ];
+}
+
+/** The rank key as one row value, for comparisons. */
 function rankKey(alias: string): Expression<unknown> {
-  return sql`(-${sql.ref(`${alias}.points`)}, ${sql.ref(`${alias}.reachedAt`)}, ${sql.ref(`${alias}.userId`)})`;
+  const [points, reachedAt, userId] = rankColumns(alias);
+  return sql`(${points}, ${reachedAt}, ${userId})`;
+}
+
+/** ORDER BY the rank key of the entries aliased `e`: 'asc' is top of the board first. */
+function inRankOrder<
+  Q extends { orderBy(expression: Expression<unknown>, direction: 'asc' | 'desc'): Q },
+>(query: Q, direction: 'asc' | 'desc' = 'asc'): Q {
+  return rankColumns('e').reduce((ordered, column) => ordered.orderBy(column, direction), query);
 }
 
 /** A position in the rank order, exact to the microsecond (a JS Date would lose those). */
@@ -159,12 +178,7 @@ export async function leaderboardPage(
   let query = entries(db);
   if (after) query = query.where(compare(rankKey('e'), '>', positionKey(after.position)));
   if (team !== undefined) query = query.where('e.teamKey', '=', teamKey(team));
-  const rows = await query
-    .orderBy(sql`-e.points`)
-    .orderBy('e.reachedAt')
-    .orderBy('e.userId')
-    .limit(limit)
-    .execute();
+  const rows = await inRankOrder(query).limit(limit).execute();
   const start = after?.rank ?? 0;
   return rows.map((row, index) => positioned(row, start + index + 1));
 }
@@ -184,11 +198,8 @@ export async function neighbours(
   const side = (op: '<' | '>') => {
     let query = entries(db).where(compare(rankKey('e'), op, positionKey(entry.position)));
     if (team !== undefined) query = query.where('e.teamKey', '=', teamKey(team));
-    const direction = op === '<' ? 'desc' : 'asc';
-    return query
-      .orderBy(sql`-e.points`, direction)
-      .orderBy('e.reachedAt', direction)
-      .orderBy('e.userId', direction)
+    // Nearest first on both sides: walking up the board is the rank order reversed.
+    return inRankOrder(query, op === '<' ? 'desc' : 'asc')
       .limit(count)
       .execute();
   };
