@@ -91,7 +91,10 @@ const ERROR_EXAMPLES: Record<ErrorCode, ErrorBody> = {
   },
   UNAUTHENTICATED: {
     success: false,
-    error: { code: 'UNAUTHENTICATED', message: 'A valid bearer token is required' },
+    error: {
+      code: 'UNAUTHENTICATED',
+      message: 'A bearer token is required: send "Authorization: Bearer <token>"',
+    },
   },
   NOT_FOUND: {
     success: false,

@@ -263,7 +263,7 @@ export interface components {
          *       "success": false,
          *       "error": {
          *         "code": "UNAUTHENTICATED",
-         *         "message": "A valid bearer token is required"
+         *         "message": "A bearer token is required: send \"Authorization: Bearer <token>\""
          *       }
          *     }
          * @example {

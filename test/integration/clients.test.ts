@@ -118,6 +118,43 @@ describe('the generated REST client (openapi-fetch)', () => {
   });
 });
 
+describe('the error examples in openapi.json', () => {
+  it('are what the service really sends', async () => {
+    const document = JSON.parse(await readFile(new URL('openapi.json', `file://${ROOT}/`), 'utf8'));
+    const example = (path: string, method: string, status: number, code: string) =>
+      document.paths[path][method].responses[status].content['application/json'].examples[code]
+        .value;
+    const token = await app.token();
+    const cases = [
+      ['/api/user', 'patch', 400, 'VALIDATION_FAILED', { token, body: { favouriteTeam: 'x' } }],
+      ['/api/user', 'patch', 401, 'UNAUTHENTICATED', { body: { name: 'x' } }],
+      [
+        '/api/user',
+        'patch',
+        413,
+        'PAYLOAD_TOO_LARGE',
+        { token, body: { name: 'x'.repeat(17_000) } },
+      ],
+      [
+        '/api/user',
+        'patch',
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+        { token, rawBody: 'x', contentType: 'text/plain' },
+      ],
+      ['/api/user/points?cursor=bogus', 'get', 400, 'VALIDATION_FAILED', { token }],
+      ['/api/leaderboard/me', 'get', 404, 'NOT_FOUND', { token }],
+    ] as const;
+    for (const [url, method, status, code, options] of cases) {
+      const response = await app.request(method.toUpperCase(), url, options);
+      expect(response.status, url).toBe(status);
+      expect(response.body, `${method} ${url}`).toEqual(
+        example(url.split('?')[0] as string, method, status, code),
+      );
+    }
+  });
+});
+
 describe('the typed tRPC client', () => {
   it('reports contract codes in error.data', async () => {
     const error = await app
