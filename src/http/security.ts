@@ -13,7 +13,7 @@ import type { Logger } from '../logger.js';
  * overwrites the value helmet wrote, so the docs router owns its policy and
  * this one never has to know it.
  */
-export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
+export const API_CSP = "default-src 'none';frame-ancestors 'none';base-uri 'none'";
 
 /** helmet's headers (HSTS, nosniff, frame and referrer policy, …) with the API's CSP. */
 export function securityHeaders(): RequestHandler {
