@@ -136,7 +136,8 @@ describe.skipIf(skipReason !== undefined)(
         await Promise.all(workers);
 
         if (process.env.FAULTS_DEBUG) {
-          for (const line of service.stdout) if (line.includes('"error"')) process.stderr.write(`${line}\n`);
+          for (const line of service.stdout)
+            if (line.includes('"error"')) process.stderr.write(`${line}\n`);
         }
         // Every answer was a success or the 503 envelope; never a 500, never a hang.
         const statuses = new Set(outcomes.map((o) => o.status));
