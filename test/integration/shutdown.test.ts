@@ -65,85 +65,89 @@ describe.skipIf(skip)(
       if (dataDir) await rm(dataDir, { recursive: true, force: true });
     });
 
-    it('SIGTERM: in-flight requests complete with Connection: close, new connections are refused, exit 0', async () => {
-      service = await startServerProcess({
-        DATABASE_URL: database.databaseUrl,
-        AUTH_ISSUER: issuer.issuer,
-        AUTH_JWKS_URL: issuer.jwksUrl,
-        RATE_LIMIT_PER_USER: '0',
-        RATE_LIMIT_PER_IP: '0',
-        DATABASE_POOL_MAX: '10',
-        // Long enough that neither cuts the held requests short.
-        DATABASE_STATEMENT_TIMEOUT_MS: '120000',
-        SHUTDOWN_TIMEOUT_MS: '120000',
-        DATA_DIR: dataDir,
-      });
-      const agent = new Agent({ keepAlive: true, maxSockets: 10 });
-      const tokens = await Promise.all(
-        Array.from({ length: 6 }, (_, i) => issuer.sign(`drain-${i}-${Date.now()}`)),
-      );
-      const created = await Promise.all(
-        tokens.map((token, i) => patch(agent, service!.url, token, { name: `Before ${i}` })),
-      );
-      expect(created.map((r) => r.status)).toEqual(tokens.map(() => 200));
-      const ids = created.map((r) => r.body.data.id as string);
-
-      const blocker = new pg.Client({ connectionString: database.databaseUrl });
-      await blocker.connect();
-      try {
-        await blocker.query('begin');
-        await blocker.query('select id from users where id = any($1::uuid[]) for update', [ids]);
-        const inFlight = tokens.map((token, i) =>
-          patch(agent, service!.url, token, { name: `During ${i}` }),
-        );
-        // Wait (by polling, not by time) until PostgreSQL has every request waiting on a lock.
-        for (;;) {
-          const { rows } = await blocker.query<{ waiting: string }>(
-            `select count(*) as waiting from pg_stat_activity
-             where datname = current_database() and wait_event_type = 'Lock'`,
-          );
-          if (Number(rows[0]?.waiting) >= tokens.length) break;
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-
-        const exited = waitForExit(service.child);
-        service.child.kill('SIGTERM');
-        while (!service.stdout.some((line) => line.includes('shutting down'))) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-
-        // The listening socket is closed: a new connection is refused.
-        const { port } = new URL(service.url);
-        const refused = await new Promise<string>((resolve) => {
-          const socket = connect(Number(port), '127.0.0.1');
-          socket.on('connect', () => {
-            socket.destroy();
-            resolve('connected');
-          });
-          socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+    it(
+      'SIGTERM: in-flight requests complete with Connection: close, new connections are refused, exit 0',
+      { timeout: 120_000 },
+      async () => {
+        service = await startServerProcess({
+          DATABASE_URL: database.databaseUrl,
+          AUTH_ISSUER: issuer.issuer,
+          AUTH_JWKS_URL: issuer.jwksUrl,
+          RATE_LIMIT_PER_USER: '0',
+          RATE_LIMIT_PER_IP: '0',
+          DATABASE_POOL_MAX: '10',
+          // Long enough that neither cuts the held requests short.
+          DATABASE_STATEMENT_TIMEOUT_MS: '120000',
+          SHUTDOWN_TIMEOUT_MS: '120000',
+          DATA_DIR: dataDir,
         });
-        expect(refused).toBe('ECONNREFUSED');
+        const agent = new Agent({ keepAlive: true, maxSockets: 10 });
+        const tokens = await Promise.all(
+          Array.from({ length: 6 }, (_, i) => issuer.sign(`drain-${i}-${Date.now()}`)),
+        );
+        const created = await Promise.all(
+          tokens.map((token, i) => patch(agent, service!.url, token, { name: `Before ${i}` })),
+        );
+        expect(created.map((r) => r.status)).toEqual(tokens.map(() => 200));
+        const ids = created.map((r) => r.body.data.id as string);
 
-        // Let the held requests finish: each completes, and closes its keep-alive connection.
-        await blocker.query('rollback');
-        const replies = await Promise.all(inFlight);
-        expect(replies.map((r) => r.status)).toEqual(tokens.map(() => 200));
-        expect(replies.map((r) => r.headers.connection)).toEqual(tokens.map(() => 'close'));
-        expect(replies.map((r) => r.body.data.name)).toEqual(tokens.map((_, i) => `During ${i}`));
-        expect(await exited).toBe(0);
-        expect(service.stdout.some((line) => line.includes('"stopped"'))).toBe(true);
-      } finally {
-        await blocker.end();
-        agent.destroy();
-      }
+        const blocker = new pg.Client({ connectionString: database.databaseUrl });
+        await blocker.connect();
+        try {
+          await blocker.query('begin');
+          await blocker.query('select id from users where id = any($1::uuid[]) for update', [ids]);
+          const inFlight = tokens.map((token, i) =>
+            patch(agent, service!.url, token, { name: `During ${i}` }),
+          );
+          // Wait (by polling, not by time) until PostgreSQL has every request waiting on a lock.
+          for (;;) {
+            const { rows } = await blocker.query<{ waiting: string }>(
+              `select count(*) as waiting from pg_stat_activity
+             where datname = current_database() and wait_event_type = 'Lock'`,
+            );
+            if (Number(rows[0]?.waiting) >= tokens.length) break;
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
 
-      const names = await database.db
-        .selectFrom('profiles')
-        .select('name')
-        .where('userId', 'in', ids)
-        .orderBy('name')
-        .execute();
-      expect(names.map((row) => row.name)).toEqual(tokens.map((_, i) => `During ${i}`));
-    });
+          const exited = waitForExit(service.child);
+          service.child.kill('SIGTERM');
+          while (!service.stdout.some((line) => line.includes('shutting down'))) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+
+          // The listening socket is closed: a new connection is refused.
+          const { port } = new URL(service.url);
+          const refused = await new Promise<string>((resolve) => {
+            const socket = connect(Number(port), '127.0.0.1');
+            socket.on('connect', () => {
+              socket.destroy();
+              resolve('connected');
+            });
+            socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+          });
+          expect(refused).toBe('ECONNREFUSED');
+
+          // Let the held requests finish: each completes, and closes its keep-alive connection.
+          await blocker.query('rollback');
+          const replies = await Promise.all(inFlight);
+          expect(replies.map((r) => r.status)).toEqual(tokens.map(() => 200));
+          expect(replies.map((r) => r.headers.connection)).toEqual(tokens.map(() => 'close'));
+          expect(replies.map((r) => r.body.data.name)).toEqual(tokens.map((_, i) => `During ${i}`));
+          expect(await exited).toBe(0);
+          expect(service.stdout.some((line) => line.includes('"stopped"'))).toBe(true);
+        } finally {
+          await blocker.end();
+          agent.destroy();
+        }
+
+        const names = await database.db
+          .selectFrom('profiles')
+          .select('name')
+          .where('userId', 'in', ids)
+          .orderBy('name')
+          .execute();
+        expect(names.map((row) => row.name)).toEqual(tokens.map((_, i) => `During ${i}`));
+      },
+    );
   },
 );
