@@ -98,7 +98,8 @@ export const TOO_DEEP_MESSAGE = `The request body nests deeper than ${MAX_JSON_D
  */
 export function hardenServer(server: Server, logger: Logger): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || (error.code === 'ECONNRESET' && !socket.readable)) {
+    // Only malformed requests get an answer; timeouts and resets just close.
+    if (!socket.writable || !error.code?.startsWith('HPE_')) {
       socket.destroy();
       return;
     }

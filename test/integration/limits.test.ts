@@ -129,7 +129,30 @@ describe(`JSON nesting limit (${MAX_JSON_DEPTH})`, () => {
   });
 });
 
+/** Sends raw bytes and returns everything the server writes before it closes. */
+function rawExchange(base: string, bytes: string): Promise<string> {
+  const { port } = new URL(base);
+  return new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString()));
+    socket.on('end', () => resolve(received));
+    socket.on('error', reject);
+    socket.write(bytes);
+  });
+}
+
 describe('header size limit', () => {
+  it('answers a request that is not HTTP with the 400 envelope', async () => {
+    const raw = await rawExchange(app.url, 'HELLO THERE\r\n\r\n');
+    const [head = '', body = ''] = raw.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(body)).toMatchObject({
+      success: false,
+      error: { code: 'VALIDATION_FAILED' },
+    });
+  });
+
   it('answers 413 in the envelope when the headers exceed 16 KiB, and closes', async () => {
     const { port } = new URL(app.url);
     const raw = await new Promise<string>((resolve, reject) => {
