@@ -59,6 +59,8 @@ export interface LeaderboardEntriesTable {
   /** When the current score was reached: the first tie-breaker of rank. */
   reachedAt: Timestamp;
   updatedAt: Timestamp;
+  /** lower(favoriteTeam) of the holder, or null: the key of the fan leaderboards. */
+  teamKey: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface UserQuestsTable {

@@ -1,10 +1,15 @@
 import type { z } from 'zod';
-import type { RankedEntry } from '../db/queries/points.js';
+import type { RankedEntry } from '../db/queries/leaderboard.js';
 import type { LedgerRow, ProfileFields, ProfileRow, UserRow } from '../db/schema.js';
 import { EMPTY_PROFILE, PROFILE_FIELDS } from '../src/domain/profile.js';
+import type { AroundMe } from '../src/services/leaderboard.js';
+import type { Page } from '../src/services/page.js';
 import type { QuestProgressView, QuestSyncResult } from '../src/services/profile.js';
 import type {
+  LeaderboardAroundMeSchema,
   LeaderboardEntrySchema,
+  LeaderboardPageSchema,
+  PointsHistoryPageSchema,
   LedgerEntrySchema,
   QuestProgressSchema,
   QuestSyncSchema,
@@ -89,4 +94,22 @@ export function toQuestSync(sync: QuestSyncResult): z.infer<typeof QuestSyncSche
     completed: sync.completed.map(toQuestProgress),
     quests: sync.quests.map(toQuestProgress),
   };
+}
+
+export function toLeaderboardPage(page: Page<RankedEntry>): z.infer<typeof LeaderboardPageSchema> {
+  return { entries: page.entries.map(toLeaderboardEntry), nextCursor: page.nextCursor };
+}
+
+export function toLeaderboardAroundMe(around: AroundMe): z.infer<typeof LeaderboardAroundMeSchema> {
+  return {
+    entry: toLeaderboardEntry(around.entry),
+    above: around.above.map(toLeaderboardEntry),
+    below: around.below.map(toLeaderboardEntry),
+  };
+}
+
+export function toPointsHistoryPage(
+  page: Page<LedgerRow>,
+): z.infer<typeof PointsHistoryPageSchema> {
+  return { entries: page.entries.map(toLedgerEntry), nextCursor: page.nextCursor };
 }

@@ -1,8 +1,9 @@
 import { mergeRouters } from '../src/trpc.js';
+import { leaderboardRouter } from './leaderboard.js';
 import { userRouter } from './user.js';
 
 /** Every procedure, flat: tRPC paths are `updateUser`, `onboardProfile`, … */
-export const appRouter = mergeRouters(userRouter);
+export const appRouter = mergeRouters(userRouter, leaderboardRouter);
 
 /** The type a TypeScript client imports: `import type { AppRouter } from 'user-profile-service'`. */
 export type AppRouter = typeof appRouter;

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { profileFieldSchemas, type ProfileField } from '../src/domain/profile.js';
+import {
+  decodeLeaderboardCursor,
+  decodeLedgerCursor,
+  MAX_CURSOR_LENGTH,
+} from '../src/domain/cursor.js';
+import { profileFieldSchemas, teamFilterSchema, type ProfileField } from '../src/domain/profile.js';
 import { ERROR_CODES } from '../src/errors.js';
 
 /**
@@ -162,3 +167,100 @@ export const OnboardingSchema = z
     questSync: QuestSyncSchema,
   })
   .meta({ id: 'Onboarding' });
+
+// ---------------------------------------------------------------------------
+// Read APIs: query inputs and page shapes.
+
+const pageLimit = z
+  .number()
+  .int()
+  .min(1)
+  .max(100)
+  .default(20)
+  .meta({ description: 'Entries per page, 1–100 (default 20)' });
+
+/** An opaque cursor: decoded here, so a forged one is a 400 naming `cursor`. */
+function cursorParam<T>(decode: (cursor: string) => T | undefined) {
+  return z
+    .string()
+    .max(MAX_CURSOR_LENGTH)
+    .transform((value, ctx) => {
+      const decoded = decode(value);
+      if (decoded === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'Not a cursor this list gave out: pass nextCursor back unchanged',
+        });
+        return z.NEVER;
+      }
+      return decoded;
+    })
+    .meta({ description: 'nextCursor of the previous page, unchanged; omit for the first page' });
+}
+
+export const LeaderboardInput = z
+  .strictObject({
+    limit: pageLimit,
+    cursor: cursorParam(decodeLeaderboardCursor).optional(),
+    team: teamFilterSchema.optional(),
+  })
+  .meta({ id: 'LeaderboardInput' });
+
+export const LeaderboardAroundMeInput = z
+  .strictObject({
+    radius: z
+      .number()
+      .int()
+      .min(0)
+      .max(25)
+      .default(5)
+      .meta({ description: 'Neighbours to return on each side, 0–25 (default 5)' }),
+    team: teamFilterSchema.optional(),
+  })
+  .meta({ id: 'LeaderboardAroundMeInput' });
+
+export const PointsHistoryInput = z
+  .strictObject({
+    limit: pageLimit,
+    cursor: cursorParam(decodeLedgerCursor).optional(),
+  })
+  .meta({ id: 'PointsHistoryInput' });
+
+const nextCursor = z
+  .string()
+  .nullable()
+  .meta({ description: 'Pass as `cursor` for the next page; null on the last page' });
+
+export const LeaderboardPageSchema = z
+  .object({
+    entries: z.array(LeaderboardEntrySchema).meta({ description: 'In rank order' }),
+    nextCursor,
+  })
+  .meta({ id: 'LeaderboardPage' });
+
+export const LeaderboardAroundMeSchema = z
+  .object({
+    entry: LeaderboardEntrySchema,
+    above: z
+      .array(LeaderboardEntrySchema)
+      .meta({ description: 'Up to `radius` entries ranked just above, in rank order' }),
+    below: z
+      .array(LeaderboardEntrySchema)
+      .meta({ description: 'Up to `radius` entries ranked just below, in rank order' }),
+  })
+  .meta({ id: 'LeaderboardAroundMe' });
+
+export const PointsHistoryPageSchema = z
+  .object({
+    entries: z.array(LedgerEntrySchema).meta({ description: 'Newest first' }),
+    nextCursor,
+  })
+  .meta({ id: 'PointsHistoryPage' });
+
+export const QuestListSchema = z
+  .object({
+    quests: z
+      .array(QuestProgressSchema)
+      .meta({ description: 'Every active quest with the caller’s progress, in display order' }),
+  })
+  .meta({ id: 'QuestList' });

@@ -1,9 +1,21 @@
+import { getCurrentUser, getPointsHistory, getQuests } from '../src/services/account.js';
 import { onboard, updateProfile } from '../src/services/profile.js';
 import { protectedProcedure, router } from '../src/trpc.js';
-import { toLeaderboardEntry, toLedgerEntry, toQuestSync, toUpdatedProfile, toUser } from './dto.js';
+import {
+  toLeaderboardEntry,
+  toLedgerEntry,
+  toPointsHistoryPage,
+  toQuestProgress,
+  toQuestSync,
+  toUpdatedProfile,
+  toUser,
+} from './dto.js';
 import {
   OnboardingSchema,
   OnboardProfileInput,
+  PointsHistoryInput,
+  PointsHistoryPageSchema,
+  QuestListSchema,
   UpdateUserInput,
   UserSchema,
   success,
@@ -15,7 +27,6 @@ export const userRouter = router({
       openapi: {
         method: 'PATCH',
         path: '/api/user',
-        tags: ['user'],
         summary: 'Update the signed-in user’s profile',
         description:
           'Changes any of the eight profile fields and returns the full user. Works before ' +
@@ -23,7 +34,6 @@ export const userRouter = router({
           'synced and their points awarded in the same transaction. A write that changes ' +
           'nothing leaves updatedAt alone.',
         protect: true,
-        errorResponses: [400, 401, 409, 413, 415, 429, 500, 503],
       },
     })
     .input(UpdateUserInput)
@@ -38,7 +48,6 @@ export const userRouter = router({
       openapi: {
         method: 'POST',
         path: '/api/user/profile',
-        tags: ['user'],
         summary: 'Onboard the signed-in user',
         description:
           'Sets the given profile fields, marks the user onboarded, syncs quests (awarding their ' +
@@ -47,7 +56,6 @@ export const userRouter = router({
           'the same points twice. 201 the first time, 200 after.',
         protect: true,
         successDescription: 'Already onboarded: fields applied, nothing awarded twice',
-        errorResponses: [400, 401, 409, 413, 415, 429, 500, 503],
       },
     })
     .input(OnboardProfileInput)
@@ -68,5 +76,71 @@ export const userRouter = router({
           questSync: toQuestSync(result.questSync),
         },
       };
+    }),
+
+  me: protectedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/user',
+        tags: ['user'],
+        summary: 'The signed-in user',
+        description:
+          'The full user: profile fields, points balance and timestamps. Also before ' +
+          'onboarding (onboardedAt is null, points 0).',
+        protect: true,
+        errorResponses: [401, 429, 500, 503],
+      },
+    })
+    .output(success(UserSchema))
+    .query(async ({ ctx }) => {
+      const current = await getCurrentUser(ctx.deps.db, ctx.userId);
+      return {
+        success: true as const,
+        data: toUser(current.user, current.profile, current.points),
+      };
+    }),
+
+  pointsHistory: protectedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/user/points',
+        tags: ['user'],
+        summary: 'The signed-in user’s points ledger, one page at a time',
+        description:
+          'Ledger entries, newest first. Pages follow nextCursor. Empty before onboarding.',
+        protect: true,
+        errorResponses: [400, 401, 429, 500, 503],
+      },
+    })
+    .input(PointsHistoryInput)
+    .output(success(PointsHistoryPageSchema))
+    .query(async ({ ctx, input }) => {
+      const page = await getPointsHistory(ctx.deps.db, ctx.userId, {
+        limit: input.limit,
+        beforeId: input.cursor,
+      });
+      return { success: true as const, data: toPointsHistoryPage(page) };
+    }),
+
+  quests: protectedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/user/quests',
+        tags: ['user'],
+        summary: 'Every active quest with the signed-in user’s progress',
+        description:
+          'Before onboarding, progress is computed from the profile and no quest is completed ' +
+          'yet: onboarding completes and awards them.',
+        protect: true,
+        errorResponses: [401, 429, 500, 503],
+      },
+    })
+    .output(success(QuestListSchema))
+    .query(async ({ ctx }) => {
+      const quests = await getQuests(ctx.deps.db, ctx.userId);
+      return { success: true as const, data: { quests: quests.map(toQuestProgress) } };
     }),
 });

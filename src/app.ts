@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '../db/database.js';
 import type { AuthVerifier } from './auth/verifier.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './context.js';
+import { docsRouter } from './http/docs.js';
 import { ipRateLimit } from './http/ip-rate-limit.js';
 import { jsonBody } from './http/json-body.js';
 import { createRateLimiter } from './http/rate-limit.js';
@@ -61,6 +62,7 @@ export function createApp({ config, database, verifier, logger }: AppOptions): E
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });
+  app.use('/docs', docsRouter());
 
   const ipLimit = ipRateLimit(createRateLimiter(config.rateLimit.perIp), config.rateLimit.perIp);
   app.use('/trpc', ipLimit, trpcBodyGuard(), trpcHandler(deps));

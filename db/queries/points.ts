@@ -9,15 +9,6 @@ export interface Award {
   questId: string | null;
 }
 
-/** Gives the user a leaderboard entry (0 points) if they have none yet. */
-export async function ensureLeaderboardEntry(trx: Kysely<Database>, userId: string): Promise<void> {
-  await trx
-    .insertInto('leaderboardEntries')
-    .values({ userId, points: 0, reachedAt: sql<Date>`now()`, updatedAt: sql<Date>`now()` })
-    .onConflict((oc) => oc.column('userId').doNothing())
-    .execute();
-}
-
 /**
  * Appends awards to the ledger and moves the balance on the leaderboard row in
  * the same transaction. The UPDATE takes the row lock first, so concurrent
@@ -68,59 +59,17 @@ export async function findBalance(db: Kysely<Database>, userId: string): Promise
   return row?.points ?? 0;
 }
 
-/** The newest ledger entries, newest first. */
+/**
+ * The newest ledger entries, newest first; with `beforeId`, the ones older
+ * than that entry (a keyset page on points_ledger_user_id_idx).
+ */
 export function recentLedgerEntries(
   db: Kysely<Database>,
   userId: string,
   limit: number,
+  beforeId?: string,
 ): Promise<LedgerRow[]> {
-  return db
-    .selectFrom('pointsLedger')
-    .selectAll()
-    .where('userId', '=', userId)
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
-}
-
-export interface RankedEntry {
-  userId: string;
-  handle: string | null;
-  name: string | null;
-  profileUrl: string | null;
-  points: number;
-  rank: number;
-}
-
-/**
- * The user's leaderboard entry with its 1-based rank: more points first, then
- * whoever reached that score first, then user id.
- */
-export async function findRankedEntry(
-  db: Kysely<Database>,
-  userId: string,
-): Promise<RankedEntry | undefined> {
-  const row = await db
-    .selectFrom('leaderboardEntries as e')
-    .leftJoin('profiles as p', 'p.userId', 'e.userId')
-    .select(['e.userId', 'p.handle', 'p.name', 'p.profileUrl', 'e.points'])
-    .select((eb) =>
-      eb
-        .selectFrom('leaderboardEntries as a')
-        .select(sql<string>`count(*) + 1`.as('rank'))
-        .where((w) =>
-          w.or([
-            w('a.points', '>', w.ref('e.points')),
-            w.and([
-              w('a.points', '=', w.ref('e.points')),
-              w(w.refTuple('a.reachedAt', 'a.userId'), '<', w.refTuple('e.reachedAt', 'e.userId')),
-            ]),
-          ]),
-        )
-        .as('rank'),
-    )
-    .where('e.userId', '=', userId)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  return { ...row, rank: Number(row.rank) };
+  let query = db.selectFrom('pointsLedger').selectAll().where('userId', '=', userId);
+  if (beforeId !== undefined) query = query.where('id', '<', beforeId);
+  return query.orderBy('id', 'desc').limit(limit).execute();
 }

@@ -137,6 +137,19 @@ export const profileFieldSchemas = {
   ),
 } satisfies Record<ProfileField, z.ZodType>;
 
+/**
+ * A team to filter a leaderboard by: the checks and normalisation favoriteTeam
+ * gets (NFC, trimmed, no control characters, ≤ 100 characters), but never empty.
+ */
+export const teamFilterSchema = rawText
+  .transform((value) => normalise(value) ?? '')
+  .pipe(maxLength(100, 1))
+  .meta({
+    description:
+      'Only fans whose favoriteTeam is this team, ignoring letter case (compared after the ' +
+      'same trimming and Unicode normalisation as profile fields); ranks are within the team.',
+  });
+
 function sameIgnoringCase(a: string | null, b: string | null): boolean {
   return a !== null && b !== null && a.toLowerCase() === b.toLowerCase();
 }

@@ -126,3 +126,27 @@ export function planQuestSync(
   }
   return plan;
 }
+
+/**
+ * Every active quest's state as a reader sees it, without writing anything.
+ * Before onboarding nothing can be completed (onboarding is what awards
+ * quests), so each shows its progress from the profile and `in_progress`.
+ * After onboarding it is the stored state, which every write keeps in sync.
+ */
+export function questProgress(
+  state: QuestState,
+  stored: ReadonlyMap<string, StoredQuest>,
+  now: Date,
+): QuestSyncPlan['quests'] {
+  if (state.onboarded) return planQuestSync(state, stored, now).quests;
+  return QUESTS.map((quest) => ({
+    quest,
+    state: {
+      questId: quest.id,
+      progress: Math.min(quest.progress(state), quest.target),
+      target: quest.target,
+      status: 'in_progress',
+      completedAt: null,
+    },
+  }));
+}

@@ -1,12 +1,10 @@
 import type { Kysely } from 'kysely';
 import {
-  appendAwards,
   ensureLeaderboardEntry,
-  findBalance,
   findRankedEntry,
-  recentLedgerEntries,
   type RankedEntry,
-} from '../../db/queries/points.js';
+} from '../../db/queries/leaderboard.js';
+import { appendAwards, findBalance, recentLedgerEntries } from '../../db/queries/points.js';
 import { findUserQuests, saveUserQuests } from '../../db/queries/quests.js';
 import { lockUser, markOnboarded, saveProfile } from '../../db/queries/users.js';
 import type { Database, LedgerRow, ProfileRow, UserRow } from '../../db/schema.js';
@@ -103,7 +101,10 @@ async function writeProfile(
   if (user.onboardedAt === null) {
     return { user, profile, points: 0, firstOnboarding, questSync: null };
   }
-  if (options.onboard) await ensureLeaderboardEntry(trx, userId);
+  // The entry's team key follows favoriteTeam, so fan boards never read profiles.
+  if (options.onboard || changed.includes('favoriteTeam')) {
+    await ensureLeaderboardEntry(trx, userId, next.favoriteTeam);
+  }
   const { questSync, points } = await syncQuests(trx, userId, { profile: next, onboarded: true });
   return { user, profile, points, firstOnboarding, questSync };
 }

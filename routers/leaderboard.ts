@@ -1,0 +1,62 @@
+import { getLeaderboard, getLeaderboardAroundMe } from '../src/services/leaderboard.js';
+import { protectedProcedure, router } from '../src/trpc.js';
+import { toLeaderboardAroundMe, toLeaderboardPage } from './dto.js';
+import {
+  LeaderboardAroundMeInput,
+  LeaderboardAroundMeSchema,
+  LeaderboardInput,
+  LeaderboardPageSchema,
+  success,
+} from './schemas.js';
+
+const RANK_ORDER =
+  'Rank order: more points first, then whoever reached that score first, then user id.';
+
+export const leaderboardRouter = router({
+  leaderboard: protectedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/leaderboard',
+        tags: ['leaderboard'],
+        summary: 'Leaderboard, one page at a time',
+        description:
+          `${RANK_ORDER} Pages follow nextCursor (keyset pagination: no entry is skipped or ` +
+          'repeated under ties). With `team`, only fans of that team, ranked among themselves.',
+        protect: true,
+        errorResponses: [400, 401, 429, 500, 503],
+      },
+    })
+    .input(LeaderboardInput)
+    .output(success(LeaderboardPageSchema))
+    .query(async ({ ctx, input }) => {
+      const page = await getLeaderboard(ctx.deps.db, {
+        limit: input.limit,
+        after: input.cursor,
+        team: input.team,
+      });
+      return { success: true as const, data: toLeaderboardPage(page) };
+    }),
+
+  leaderboardAroundMe: protectedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/leaderboard/me',
+        tags: ['leaderboard'],
+        summary: 'The signed-in user’s rank and neighbours',
+        description:
+          `${RANK_ORDER} The caller's entry with up to \`radius\` entries above and below it ` +
+          '(fewer at the top and bottom). With `team`, on that team’s fan board. 404 when the ' +
+          'caller has no entry there (not onboarded, or not a fan of `team`).',
+        protect: true,
+        errorResponses: [400, 401, 404, 429, 500, 503],
+      },
+    })
+    .input(LeaderboardAroundMeInput)
+    .output(success(LeaderboardAroundMeSchema))
+    .query(async ({ ctx, input }) => {
+      const around = await getLeaderboardAroundMe(ctx.deps.db, ctx.userId, input);
+      return { success: true as const, data: toLeaderboardAroundMe(around) };
+    }),
+});

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import type { RankPosition } from '../../db/queries/leaderboard.js';
+
+/**
+ * Page cursors. To a client a cursor is an opaque string it hands back
+ * unchanged; inside it is base64url(JSON) of the keyset of the last entry
+ * served, tagged with the list it belongs to so a cursor of one list is
+ * refused by another. A cursor carries no secret and grants nothing: a
+ * forged but well-formed one just starts a page somewhere else, so it is
+ * validated for shape, not signed.
+ */
+
+/** Longest cursor accepted; real ones are well under 200 characters. */
+export const MAX_CURSOR_LENGTH = 512;
+
+const INT8_MAX = 9223372036854775807n;
+
+const leaderboardKeyset = z.tuple([
+  z.literal('lb'),
+  z.number().int().min(-2147483648).max(2147483647),
+  // Microsecond precision: a JS Date would round it and break ties.
+  z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/),
+  z.uuid(),
+]);
+
+const ledgerKeyset = z.tuple([
+  z.literal('pts'),
+  z
+    .string()
+    .regex(/^[1-9]\d{0,18}$/)
+    .refine((id) => BigInt(id) <= INT8_MAX),
+]);
+
+function encode(keyset: unknown): string {
+  return Buffer.from(JSON.stringify(keyset), 'utf8').toString('base64url');
+}
+
+/** The JSON inside a cursor, or undefined when it is not canonical base64url of JSON. */
+function decode(cursor: string): unknown {
+  if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH) return undefined;
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  const bytes = Buffer.from(cursor, 'base64url');
+  // Node's decoder skips what it cannot read; only a round trip proves the text was exact.
+  if (bytes.toString('base64url') !== cursor) return undefined;
+  try {
+    return JSON.parse(bytes.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export function encodeLeaderboardCursor(position: RankPosition): string {
+  return encode(['lb', position.points, position.reachedAt, position.userId]);
+}
+
+/** The position a leaderboard cursor points after, or undefined when it is not one. */
+export function decodeLeaderboardCursor(cursor: string): RankPosition | undefined {
+  const parsed = leaderboardKeyset.safeParse(decode(cursor));
+  if (!parsed.success) return undefined;
+  const [, points, reachedAt, userId] = parsed.data;
+  // The regex admits impossible dates (February 30); PostgreSQL would refuse them with a
+  // 500, so only a date that survives a round trip through Date is a position.
+  const date = new Date(`${reachedAt.slice(0, 19)}Z`);
+  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 19) !== reachedAt.slice(0, 19)) {
+    return undefined;
+  }
+  return { points, reachedAt, userId: userId.toLowerCase() };
+}
+
+export function encodeLedgerCursor(entryId: string): string {
+  return encode(['pts', entryId]);
+}
+
+/** The ledger entry id a points-history cursor points after, or undefined. */
+export function decodeLedgerCursor(cursor: string): string | undefined {
+  const parsed = ledgerKeyset.safeParse(decode(cursor));
+  return parsed.success ? parsed.data[1] : undefined;
+}

@@ -1,0 +1,70 @@
+import type { Kysely } from 'kysely';
+import { findBalance, recentLedgerEntries } from '../../db/queries/points.js';
+import { findUserQuests } from '../../db/queries/quests.js';
+import { findProfile, findUser } from '../../db/queries/users.js';
+import type { Database, LedgerRow, ProfileRow, UserRow } from '../../db/schema.js';
+import { encodeLedgerCursor } from '../domain/cursor.js';
+import { EMPTY_PROFILE } from '../domain/profile.js';
+import { questProgress } from '../domain/quests.js';
+import { AppError } from '../errors.js';
+import { toPage, type Page } from './page.js';
+import type { QuestProgressView } from './profile.js';
+
+/** The caller's reads: who they are, their ledger, their quests. No writes. */
+
+export interface CurrentUser {
+  user: UserRow;
+  profile: ProfileRow | undefined;
+  points: number;
+}
+
+function readOnly<T>(db: Kysely<Database>, read: (trx: Kysely<Database>) => Promise<T>) {
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .setAccessMode('read only')
+    .execute(read);
+}
+
+async function requireUser(db: Kysely<Database>, userId: string): Promise<UserRow> {
+  const user = await findUser(db, userId);
+  if (!user) throw new AppError('NOT_FOUND', 'The user does not exist');
+  return user;
+}
+
+/** GET /api/user: the user, profile and balance from one snapshot. */
+export function getCurrentUser(db: Kysely<Database>, userId: string): Promise<CurrentUser> {
+  return readOnly(db, async (trx) => {
+    const user = await requireUser(trx, userId);
+    const profile = await findProfile(trx, userId);
+    const points = await findBalance(trx, userId);
+    return { user, profile, points };
+  });
+}
+
+/** GET /api/user/points: one page of the ledger, newest first. */
+export async function getPointsHistory(
+  db: Kysely<Database>,
+  userId: string,
+  query: { limit: number; beforeId?: string | undefined },
+): Promise<Page<LedgerRow>> {
+  const rows = await recentLedgerEntries(db, userId, query.limit + 1, query.beforeId);
+  return toPage(rows, query.limit, (last) => encodeLedgerCursor(String(last.id)));
+}
+
+/**
+ * GET /api/user/quests: every active quest with the caller's progress. Before
+ * onboarding it is computed from the profile (nothing is stored or awarded yet).
+ */
+export function getQuests(db: Kysely<Database>, userId: string): Promise<QuestProgressView[]> {
+  return readOnly(db, async (trx) => {
+    const user = await requireUser(trx, userId);
+    const profile = await findProfile(trx, userId);
+    const stored = user.onboardedAt ? await findUserQuests(trx, userId) : new Map();
+    return questProgress(
+      { profile: profile ?? EMPTY_PROFILE, onboarded: user.onboardedAt !== null },
+      stored,
+      new Date(),
+    );
+  });
+}
