@@ -1,9 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../db/database.js';
+import { isDatabaseUnavailable } from '../../db/queries/errors.js';
 import { loadConfig } from '../../src/config.js';
 import { consistencyProblems } from '../helpers/consistency.js';
 import {
@@ -184,6 +186,52 @@ describe.skipIf(skipReason !== undefined)(
         }
       },
     );
+
+    it('pooled connections that die, idle or checked out, are reported and never crash the process', async () => {
+      const lost: Error[] = [];
+      let wake: () => void = () => {};
+      const handle = await createDatabase({
+        databaseUrl: server.url,
+        dataDir,
+        poolMax: 3,
+        statementTimeoutMs: 10_000,
+        onIdleClientError: (error) => {
+          lost.push(error);
+          wake();
+        },
+      });
+      const lostAtLeast = (n: number) =>
+        new Promise<void>((resolve) => {
+          const check = () => (lost.length >= n ? resolve() : (wake = check));
+          check();
+        });
+      try {
+        // Two overlapping queries open two connections; both go back to the pool idle.
+        await Promise.all([
+          sql`select pg_sleep(0.05)`.execute(handle.db),
+          sql`select pg_sleep(0.05)`.execute(handle.db),
+        ]);
+        await handle.db.connection().execute(async (held) => {
+          await sql`select 1`.execute(held); // checked out, between queries
+          await server.crash();
+          // Without a listener on the checked-out client its 'error' event would be
+          // unhandled and end this process (the vitest worker).
+          await lostAtLeast(2);
+          const failed = await sql`select 1`.execute(held).then(
+            () => undefined,
+            (error: unknown) => error,
+          );
+          expect(isDatabaseUnavailable(failed)).toBe(true);
+        });
+        expect(isDatabaseUnavailable(await handle.ping().catch((error: unknown) => error))).toBe(
+          true,
+        );
+        await server.start();
+        await handle.ping(); // the pool opens new connections by itself
+      } finally {
+        await handle.close();
+      }
+    });
   },
 );
 
