@@ -2,6 +2,7 @@ import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ensureUser } from '../db/queries/users.js';
 import { parseBearer } from './auth/bearer.js';
+import { rateLimitHeaders } from './http/rate-limit.js';
 import type { Context } from './context.js';
 import { AppError } from './errors.js';
 import { ERROR_TABLE, toAppError, toTRPCError } from './error-mapping.js';
@@ -47,18 +48,23 @@ export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(mapErrors);
 
 /**
- * Verifies the bearer token, creates the user on first sight, and applies the
- * per-user rate limit. OpenAPI's `protect` only documents this; this enforces it.
+ * Verifies the bearer token, applies the per-user rate limit, and creates the
+ * user on first sight. The limit is keyed by (iss, sub) and checked before any
+ * database work, so a limited caller costs no query. OpenAPI's `protect` only
+ * documents this; this enforces it.
  */
 export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const { verifier, db, userRateLimiter } = ctx.deps;
+  const { verifier, db, userRateLimiter, config } = ctx.deps;
   const principal = await verifier.verify(parseBearer(ctx.authorization));
-  const user = await ensureUser(db, principal.issuer, principal.subject);
-  const limit = userRateLimiter.take(user.id);
-  if (!limit.allowed) {
-    throw new AppError('RATE_LIMITED', 'Too many requests for this user; slow down', {
-      retryAfterSeconds: limit.retryAfterSeconds,
-    });
+  if (config.rateLimit.perUser > 0) {
+    const limit = userRateLimiter.take(`${principal.issuer}\u0000${principal.subject}`);
+    ctx.setHeaders(rateLimitHeaders([ctx.ipRateLimit, limit]));
+    if (!limit.allowed) {
+      throw new AppError('RATE_LIMITED', 'Too many requests for this user; slow down', {
+        retryAfterSeconds: limit.retryAfterSeconds,
+      });
+    }
   }
+  const user = await ensureUser(db, principal.issuer, principal.subject);
   return next({ ctx: { userId: user.id, principal } });
 });

@@ -8,6 +8,7 @@ import type { Database } from '../../db/schema.js';
 import { createApp } from '../../src/app.js';
 import { createAuthVerifier } from '../../src/auth/verifier.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { hardenServer } from '../../src/http/security.js';
 import { createLogger } from '../../src/logger.js';
 import type { TestDatabase } from './test-db.js';
 import { assertResponseConforms } from './openapi-conformance.js';
@@ -83,6 +84,7 @@ export async function startTestApp(options: {
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  hardenServer(server, logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {

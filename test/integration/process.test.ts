@@ -65,7 +65,8 @@ describe('the service process', () => {
     expect(server.stdout.some((line) => line.includes('"stopped"'))).toBe(true);
   });
 
-  it('keeps embedded data across a restart', async () => {
+  // Two service starts on PGlite: ~15 s on an idle 2-core machine, far more under load.
+  it('keeps embedded data across a restart', { timeout: 120_000 }, async () => {
     if (testDbKind === 'postgres') return;
     const env = { DATA_DIR: dataDir, NODE_ENV: 'development' };
     const token = (await runToEnd('scripts/token.ts', ['persistent'], env)).stdout.trim();
