@@ -66,6 +66,13 @@ function createPostgres(databaseUrl: string, options: DatabaseOptions): Database
   // emits 'error' on the pool; unhandled, that would crash the process. The
   // pool has already discarded the client and the next query opens a new one.
   pool.on('error', (error) => options.onIdleClientError?.(error));
+  // A client checked out of the pool has no pool listener: if its connection
+  // dies between two queries of a transaction, 'error' would go unhandled and
+  // crash the process. The query in progress (or the next one) fails on its
+  // own and the request answers 503, so a listener that only reports is enough.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => options.onIdleClientError?.(error));
+  });
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     plugins: [new CamelCasePlugin()],

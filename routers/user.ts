@@ -27,7 +27,6 @@ export const userRouter = router({
       openapi: {
         method: 'PATCH',
         path: '/api/user',
-        tags: ['user'],
         summary: 'Update the signed-in user’s profile',
         description:
           'Changes any of the eight profile fields and returns the full user. Works before ' +
@@ -35,7 +34,6 @@ export const userRouter = router({
           'synced and their points awarded in the same transaction. A write that changes ' +
           'nothing leaves updatedAt alone.',
         protect: true,
-        errorResponses: [400, 401, 409, 413, 415, 429, 500, 503],
       },
     })
     .input(UpdateUserInput)
@@ -50,7 +48,6 @@ export const userRouter = router({
       openapi: {
         method: 'POST',
         path: '/api/user/profile',
-        tags: ['user'],
         summary: 'Onboard the signed-in user',
         description:
           'Sets the given profile fields, marks the user onboarded, syncs quests (awarding their ' +
@@ -59,7 +56,6 @@ export const userRouter = router({
           'the same points twice. 201 the first time, 200 after.',
         protect: true,
         successDescription: 'Already onboarded: fields applied, nothing awarded twice',
-        errorResponses: [400, 401, 409, 413, 415, 429, 500, 503],
       },
     })
     .input(OnboardProfileInput)

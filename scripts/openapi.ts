@@ -1,31 +1,57 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { buildOpenApiDocument } from '../src/openapi.js';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { buildOpenApiDocument, operationTableProblems } from '../src/openapi.js';
 
 /**
- * `npm run openapi` writes openapi.json from the routers; `npm run
- * openapi:check` fails when the committed file differs from what the routers
- * generate (CI runs it, and a test does too).
+ * `npm run openapi` writes openapi.json from the routers, and from it the
+ * REST client types in test/clients/openapi-types.ts (openapi-typescript);
+ * `npm run openapi:check` fails when either committed file differs from what
+ * the routers generate (CI runs it, and a test does too).
  */
 export const OPENAPI_PATH = fileURLToPath(new URL('../openapi.json', import.meta.url));
+export const OPENAPI_TYPES_PATH = fileURLToPath(
+  new URL('../test/clients/openapi-types.ts', import.meta.url),
+);
 
 export function renderOpenApi(): string {
-  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+  const document = buildOpenApiDocument();
+  const problems = operationTableProblems(document);
+  if (problems.length > 0) throw new Error(problems.join('\n'));
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+export async function renderOpenApiTypes(openApiJson: string): Promise<string> {
+  const ast = await openapiTS(openApiJson);
+  return (
+    '// Generated from openapi.json by `npm run openapi` (openapi-typescript). Do not edit.\n\n' +
+    astToString(ast)
+  );
 }
 
 async function main(): Promise<void> {
-  const generated = renderOpenApi();
+  const document = renderOpenApi();
+  const files: [string, string][] = [
+    [OPENAPI_PATH, document],
+    [OPENAPI_TYPES_PATH, await renderOpenApiTypes(document)],
+  ];
   if (process.argv.includes('--check')) {
-    const committed = await readFile(OPENAPI_PATH, 'utf8').catch(() => '');
-    if (committed !== generated) {
-      process.stderr.write('openapi.json is out of date: run `npm run openapi` and commit it.\n');
-      process.exit(1);
+    let stale = false;
+    for (const [path, generated] of files) {
+      const committed = await readFile(path, 'utf8').catch(() => '');
+      if (committed !== generated) {
+        process.stderr.write(`${path} is out of date: run \`npm run openapi\` and commit it.\n`);
+        stale = true;
+      }
     }
-    process.stdout.write('openapi.json is up to date\n');
+    if (stale) process.exit(1);
+    process.stdout.write('openapi.json and its client types are up to date\n');
     return;
   }
-  await writeFile(OPENAPI_PATH, generated);
-  process.stdout.write(`wrote ${OPENAPI_PATH}\n`);
+  for (const [path, generated] of files) {
+    await writeFile(path, generated);
+    process.stdout.write(`wrote ${path}\n`);
+  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

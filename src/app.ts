@@ -5,13 +5,15 @@ import { createUserIdResolver } from './auth/user-ids.js';
 import type { AuthVerifier } from './auth/verifier.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './context.js';
+import { docsRouter } from './http/docs.js';
 import { ipRateLimit } from './http/ip-rate-limit.js';
 import { jsonBody } from './http/json-body.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { requestContext } from './http/request-context.js';
 import { restHandler } from './http/rest.js';
+import { corsPolicy, securityHeaders } from './http/security.js';
 import { errorHandler, sendError } from './http/send-error.js';
-import { trpcHandler } from './http/trpc.js';
+import { trpcBodyGuard, trpcHandler } from './http/trpc.js';
 import { AppError } from './errors.js';
 import type { Logger } from './logger.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -42,6 +44,8 @@ export function createApp({ config, database, verifier, logger }: AppOptions): E
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.use(requestContext(logger));
+  // helmet's CSP is the API's; a route serving HTML (GET /docs) sets its own header over it.
+  app.use(securityHeaders(), corsPolicy(config.corsOrigins));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -61,9 +65,10 @@ export function createApp({ config, database, verifier, logger }: AppOptions): E
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });
+  app.use('/docs', docsRouter());
 
   const ipLimit = ipRateLimit(createRateLimiter(config.rateLimit.perIp), config.rateLimit.perIp);
-  app.use('/trpc', ipLimit, trpcHandler(deps));
+  app.use('/trpc', ipLimit, trpcBodyGuard(), trpcHandler(deps));
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.
   app.use(ipLimit, jsonBody(), restHandler(deps));
   app.use(errorHandler);

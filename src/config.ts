@@ -79,7 +79,10 @@ const envSchema = z.object({
   AUTH_TOKEN_CACHE_SECONDS: int(60, 0, 3600),
   RATE_LIMIT_PER_USER: int(120, 0, 1_000_000),
   RATE_LIMIT_PER_IP: int(600, 0, 1_000_000),
-  CORS_ORIGINS: optionalString,
+  CORS_ORIGINS: optionalString.refine(
+    (value) => list(value).every(isOrigin),
+    'must be a comma-separated list of origins such as https://app.example.com (scheme, host, optional port; no path, no "*")',
+  ),
   TRUST_PROXY: int(0, 0, 10),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
@@ -89,6 +92,16 @@ const envSchema = z.object({
 });
 
 type Env = z.infer<typeof envSchema>;
+
+/** An exact browser origin: http(s), a host, an optional port, nothing else. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return /^https?:$/.test(url.protocol) && url.origin === value;
+  } catch {
+    return false;
+  }
+}
 
 function list(value: string | undefined): string[] {
   return (value ?? '')

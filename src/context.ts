@@ -1,11 +1,11 @@
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { UserIdResolver } from './auth/user-ids.js';
 import type { AuthVerifier } from './auth/verifier.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
-import type { RateLimiter } from './http/rate-limit.js';
+import type { RateLimitDecision, RateLimiter } from './http/rate-limit.js';
 
 /** Long-lived collaborators every request shares; built once by the app factory. */
 export interface AppDeps {
@@ -29,6 +29,10 @@ export interface Context {
    * something sets `created` and REST answers 201 instead of 200.
    */
   response: { created: boolean };
+  /** The per-IP limit's decision for this request, when that limit is on. */
+  ipRateLimit: RateLimitDecision | undefined;
+  /** Sets response headers (e.g. RateLimit-*) on whichever face serves the request. */
+  setHeaders(headers: Record<string, string>): void;
 }
 
 /** The context from plain values: what tests and server-side callers use. */
@@ -37,6 +41,8 @@ export function createContextInner(input: {
   authorization?: string | undefined;
   requestId?: string;
   logger?: Logger;
+  ipRateLimit?: RateLimitDecision;
+  setHeaders?: (headers: Record<string, string>) => void;
 }): Context {
   return {
     deps: input.deps,
@@ -44,16 +50,22 @@ export function createContextInner(input: {
     requestId: input.requestId ?? 'internal',
     logger: input.logger ?? input.deps.logger,
     response: { created: false },
+    ipRateLimit: input.ipRateLimit,
+    setHeaders: input.setHeaders ?? (() => {}),
   };
 }
 
 /** The adapter-facing factory: reads only what it needs from the Express request. */
 export function contextFactory(deps: AppDeps) {
-  return ({ req }: { req: Request }): Context =>
+  return ({ req, res }: { req: Request; res: Response }): Context =>
     createContextInner({
       deps,
       authorization: req.headers.authorization,
       requestId: req.requestId,
       logger: req.log,
+      ipRateLimit: res.locals.ipRateLimit as RateLimitDecision | undefined,
+      setHeaders: (headers) => {
+        if (!res.headersSent) res.set(headers);
+      },
     });
 }

@@ -1,46 +1,291 @@
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { z } from 'zod';
 import { appRouter } from '../routers/index.js';
 import { ErrorEnvelopeSchema } from '../routers/schemas.js';
-import { ERROR_TABLE } from './error-mapping.js';
+import { ERROR_TABLE, type ErrorBody } from './error-mapping.js';
 import { ERROR_CODES, type ErrorCode } from './errors.js';
 
 export const API_VERSION = '1.0.0';
 
-type Operation = {
-  operationId?: string;
-  responses?: Record<string, { description?: string; content?: unknown; headers?: unknown }>;
+/** Every tag an operation may carry, declared once with its description. */
+export const TAGS = [
+  {
+    name: 'user',
+    description: 'The signed-in user: profile, onboarding, quests and points ledger.',
+  },
+  { name: 'leaderboard', description: 'Ranks by points: the whole board, team boards, and you.' },
+] as const;
+
+export type TagName = (typeof TAGS)[number]['name'];
+
+/** How one operation is documented beyond what the adapter can derive from its procedure. */
+export interface OperationDoc {
+  tag: TagName;
+  /** `bearer`: needs a token (a `protectedProcedure` with `protect: true`); `public`: none. */
+  auth: 'bearer' | 'public';
+  /** Every error status the operation can answer with; each is documented with the envelope. */
+  errors: readonly ErrorStatus[];
+  /** Description of the 201 the operation answers the first time (the adapter documents only 200). */
+  created?: string;
+  /** The fewest body fields the procedure accepts (a zod refine the adapter cannot express). */
+  minBodyProperties?: number;
+}
+
+type ErrorStatus = (typeof ERROR_TABLE)[ErrorCode]['status'];
+
+/** What a JSON-body write can fail with. */
+const WRITE_ERRORS = [400, 401, 409, 413, 415, 429, 500, 503] as const;
+/** What a read without parameters can fail with. */
+const READ_ERRORS = [401, 429, 500, 503] as const;
+/** What a read with query parameters (a cursor, a limit) can fail with. */
+const QUERY_ERRORS = [400, ...READ_ERRORS] as const;
+
+/**
+ * One row per operation, keyed by procedure name. A new procedure with OpenAPI
+ * meta needs a row here: `operationTableProblems` reports a missing one and a
+ * unit test fails on it.
+ */
+export const OPERATIONS: Record<string, OperationDoc> = {
+  updateUser: { tag: 'user', auth: 'bearer', errors: WRITE_ERRORS, minBodyProperties: 1 },
+  onboardProfile: {
+    tag: 'user',
+    auth: 'bearer',
+    errors: WRITE_ERRORS,
+    created: 'Onboarded by this call: quests synced and points awarded',
+  },
+  me: { tag: 'user', auth: 'bearer', errors: READ_ERRORS },
+  quests: { tag: 'user', auth: 'bearer', errors: READ_ERRORS },
+  pointsHistory: { tag: 'user', auth: 'bearer', errors: QUERY_ERRORS },
+  leaderboard: { tag: 'leaderboard', auth: 'bearer', errors: QUERY_ERRORS },
+  leaderboardAroundMe: {
+    tag: 'leaderboard',
+    auth: 'bearer',
+    errors: [400, 401, 404, 429, 500, 503],
+  },
+};
+
+/** The 400 example of an operation that takes query parameters instead of a body. */
+const QUERY_VALIDATION_EXAMPLE: ErrorBody = {
+  success: false,
+  error: {
+    code: 'VALIDATION_FAILED',
+    message: 'cursor: Not a cursor this list gave out: pass nextCursor back unchanged',
+    issues: [
+      {
+        path: 'cursor',
+        message: 'Not a cursor this list gave out: pass nextCursor back unchanged',
+      },
+    ],
+  },
+};
+
+/** A real body per contract code, shown as the example of each error response. */
+const ERROR_EXAMPLES: Record<ErrorCode, ErrorBody> = {
+  VALIDATION_FAILED: {
+    success: false,
+    error: {
+      code: 'VALIDATION_FAILED',
+      message: 'favouriteTeam: Unknown field "favouriteTeam"',
+      issues: [{ path: 'favouriteTeam', message: 'Unknown field "favouriteTeam"' }],
+    },
+  },
+  UNAUTHENTICATED: {
+    success: false,
+    error: {
+      code: 'UNAUTHENTICATED',
+      message: 'A bearer token is required: send "Authorization: Bearer <token>"',
+    },
+  },
+  NOT_FOUND: {
+    success: false,
+    error: {
+      code: 'NOT_FOUND',
+      message: 'You are not on the leaderboard yet: onboard first (POST /api/user/profile)',
+    },
+  },
+  HANDLE_TAKEN: {
+    success: false,
+    error: { code: 'HANDLE_TAKEN', message: 'The handle "ann" is taken' },
+  },
+  PAYLOAD_TOO_LARGE: {
+    success: false,
+    error: { code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than 16 KiB' },
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    success: false,
+    error: {
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: 'Content-Type "text/plain" is not supported: send application/json',
+    },
+  },
+  RATE_LIMITED: {
+    success: false,
+    error: { code: 'RATE_LIMITED', message: 'Too many requests for this user; slow down' },
+  },
+  INTERNAL: { success: false, error: { code: 'INTERNAL', message: 'Internal server error' } },
+  UNAVAILABLE: {
+    success: false,
+    error: {
+      code: 'UNAVAILABLE',
+      message: 'The database is unavailable right now; retry shortly',
+    },
+  },
 };
 
 const ERROR_HEADERS: Partial<Record<number, Record<string, unknown>>> = {
   401: {
     'WWW-Authenticate': {
       description: 'Bearer error="invalid_token" (RFC 6750)',
+      required: true,
       schema: { type: 'string' },
     },
   },
   429: {
-    'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
+    'Retry-After': {
+      description: 'Seconds to wait before retrying',
+      required: true,
+      schema: { type: 'integer', minimum: 1 },
+    },
   },
   503: {
-    'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
+    'Retry-After': {
+      description: 'Seconds to wait before retrying',
+      schema: { type: 'integer', minimum: 1 },
+    },
   },
 };
 
-/** Which contract codes answer with a status, for the response descriptions. */
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  404: 'Not found',
+  409: 'Conflict',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  429: 'Too many requests',
+  500: 'Internal server error',
+  503: 'Service unavailable',
+};
+
+type JsonObject = Record<string, unknown>;
+
+interface Operation {
+  operationId?: string;
+  tags?: string[];
+  security?: Record<string, string[]>[];
+  requestBody?: { content?: Record<string, { schema?: JsonObject }> };
+  responses?: Record<string, JsonObject>;
+}
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** Every operation of a document with its path and method. */
+export function listOperations(
+  document: Pick<OpenAPIObject, 'paths'>,
+): { path: string; method: string; operation: Operation }[] {
+  return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+    Object.entries(item as Record<string, Operation>)
+      .filter(([method]) => HTTP_METHODS.includes(method))
+      .map(([method, operation]) => ({ path, method, operation })),
+  );
+}
+
+/** Which contract codes answer with a status. */
 function codesFor(status: number): ErrorCode[] {
   return ERROR_CODES.filter((code) => ERROR_TABLE[code].status === status);
 }
 
-/** Operations that answer 201 the first time (the adapter can only document 200). */
-const CREATED_OPERATIONS: Record<string, string> = {
-  onboardProfile: 'Onboarded by this call: quests synced and points awarded',
-};
+function errorResponse(status: number, hasBody: boolean): JsonObject {
+  const codes = codesFor(status);
+  const example = (code: ErrorCode) =>
+    code === 'VALIDATION_FAILED' && !hasBody ? QUERY_VALIDATION_EXAMPLE : ERROR_EXAMPLES[code];
+  return {
+    description: `${codes.join(' or ')}: ${STATUS_TEXT[status] ?? 'Error'}`,
+    ...(ERROR_HEADERS[status] ? { headers: ERROR_HEADERS[status] } : {}),
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/ErrorEnvelope' },
+        examples: Object.fromEntries(
+          codes.map((code) => [code, { summary: code, value: example(code) }]),
+        ),
+      },
+    },
+  };
+}
+
+interface ProcedureDef {
+  _def: { inputs: unknown[]; meta?: { openapi?: { tags?: string[]; errorResponses?: unknown } } };
+}
+
+function procedure(name: string): ProcedureDef | undefined {
+  return (appRouter._def.procedures as Record<string, ProcedureDef | undefined>)[name];
+}
+
+/** Whether the procedure's zod input refuses unknown keys (the adapter drops this for refined schemas). */
+function refusesUnknownKeys(procedureName: string): boolean {
+  const procedure = (appRouter._def.procedures as Record<string, unknown>)[procedureName] as
+    { _def: { inputs: unknown[] } } | undefined;
+  const input = procedure?._def.inputs[0];
+  return input instanceof z.ZodObject && input.def.catchall instanceof z.ZodNever;
+}
+
+/**
+ * Tags and error statuses a procedure's meta declares that its row
+ * contradicts. OPERATIONS is what the document uses; the meta may repeat it
+ * (the adapter reads it) but must not disagree.
+ */
+function metaProblems(name: string, row: OperationDoc): string[] {
+  const meta = procedure(name)?._def.meta?.openapi;
+  const problems: string[] = [];
+  if (meta?.tags && JSON.stringify(meta.tags) !== JSON.stringify([row.tag])) {
+    problems.push(
+      `${name}: meta tags ${JSON.stringify(meta.tags)} but OPERATIONS says "${row.tag}"`,
+    );
+  }
+  const metaErrors = Array.isArray(meta?.errorResponses)
+    ? meta.errorResponses
+    : meta?.errorResponses
+      ? Object.keys(meta.errorResponses).map(Number)
+      : undefined;
+  if (
+    metaErrors &&
+    JSON.stringify([...metaErrors].sort()) !== JSON.stringify([...row.errors].sort())
+  ) {
+    problems.push(
+      `${name}: meta errorResponses ${JSON.stringify(metaErrors)} but OPERATIONS says ` +
+        JSON.stringify(row.errors),
+    );
+  }
+  return problems;
+}
+
+/**
+ * Operations without a row in OPERATIONS, rows without an operation, and
+ * procedure meta that contradicts its row. The generator refuses to write
+ * openapi.json while this is not empty, and a unit test fails.
+ */
+export function operationTableProblems(document: Pick<OpenAPIObject, 'paths'>): string[] {
+  const ids = listOperations(document).map(({ path, method, operation }) => {
+    return operation.operationId ?? `${method.toUpperCase()} ${path}`;
+  });
+  return [
+    ...ids
+      .filter((id) => !Object.hasOwn(OPERATIONS, id))
+      .map((id) => `operation ${id} has no row in OPERATIONS (src/openapi.ts)`),
+    ...Object.keys(OPERATIONS)
+      .filter((id) => !ids.includes(id))
+      .map((id) => `OPERATIONS row ${id} matches no operation`),
+    ...Object.entries(OPERATIONS).flatMap(([id, row]) => metaProblems(id, row)),
+  ];
+}
 
 /**
  * The OpenAPI document: generated from the routers by trpc-to-openapi, then
- * corrected where the adapter describes something the service does not do —
- * every error response carries our envelope instead of the adapter's own
- * error schema, and onboarding documents its 201.
+ * corrected where the adapter describes something the service does not do.
+ * Driven by OPERATIONS, so a new operation gets the same treatment from a
+ * table row: declared tags, a checked security requirement, every error
+ * response with our envelope (the adapter's error.* schemas are removed), an
+ * honest request body, and 201 where an operation creates.
  */
 export function buildOpenApiDocument(): OpenAPIObject {
   const document = generateOpenApiDocument(appRouter, {
@@ -52,33 +297,60 @@ export function buildOpenApiDocument(): OpenAPIObject {
       '`{ "success": false, "error": { "code", "message", "issues"? } }`.',
     baseUrl: '/',
     securitySchemes: {
-      bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      bearerAuth: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description:
+          'A JWT from the identity provider. Locally, `npm run token -- <subject>` prints one.',
+      },
     },
     defs: { ErrorEnvelope: ErrorEnvelopeSchema },
   });
 
-  for (const pathItem of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(pathItem as Record<string, Operation>)) {
-      const responses = operation.responses ?? {};
-      for (const [status, response] of Object.entries(responses)) {
-        const code = Number(status);
-        if (code < 400) continue;
-        responses[status] = {
-          description: `${codesFor(code).join(' or ')}: ${response.description ?? ''}`.trim(),
-          ...(ERROR_HEADERS[code] ? { headers: ERROR_HEADERS[code] } : {}),
-          content: {
-            'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } },
-          },
-        };
-      }
-      const created = operation.operationId && CREATED_OPERATIONS[operation.operationId];
-      if (created && responses['200']) {
-        responses['201'] = { ...responses['200'], description: created };
-      }
-      operation.responses = Object.fromEntries(
-        Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)),
+  document.tags = TAGS.map((tag) => ({ ...tag }));
+  const schemas = (document.components?.schemas ?? {}) as Record<string, JsonObject>;
+  for (const name of Object.keys(schemas)) {
+    if (name.startsWith('error.')) delete schemas[name];
+  }
+  if (schemas.ErrorEnvelope) {
+    schemas.ErrorEnvelope.examples = ERROR_CODES.map((code) => ERROR_EXAMPLES[code]);
+  }
+
+  for (const { path, method, operation } of listOperations(document)) {
+    const id = operation.operationId ?? '';
+    const row = OPERATIONS[id];
+    if (!row) continue; // reported by operationTableProblems
+    operation.tags = [row.tag];
+
+    const documented = (operation.security ?? []).length > 0;
+    if (documented !== (row.auth === 'bearer')) {
+      throw new Error(
+        `${method.toUpperCase()} ${path}: OPERATIONS says auth "${row.auth}" but the procedure ` +
+          `meta says protect: ${documented}`,
       );
     }
+    if (!documented) operation.security = [];
+
+    const body = operation.requestBody?.content?.['application/json']?.schema;
+    if (body) {
+      if (refusesUnknownKeys(id)) body.additionalProperties = false;
+      if (row.minBodyProperties !== undefined) body.minProperties = row.minBodyProperties;
+    }
+
+    const responses: Record<string, JsonObject> = {};
+    for (const [status, response] of Object.entries(operation.responses ?? {})) {
+      if (Number(status) < 400) responses[status] = response;
+    }
+    if (row.created && responses['200']) {
+      responses['201'] = { ...responses['200'], description: row.created };
+    }
+    for (const status of row.errors) {
+      responses[String(status)] = errorResponse(status, body !== undefined);
+    }
+    operation.responses = Object.fromEntries(
+      Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)),
+    );
   }
   return document;
 }

@@ -1,9 +1,10 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { createDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { createApp } from './app.js';
 import { createAuthVerifier } from './auth/verifier.js';
 import { ConfigError, loadConfig } from './config.js';
+import { hardenServer } from './http/security.js';
 import { createLogger } from './logger.js';
 
 /**
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
     dataDir: config.dataDir,
     poolMax: config.database.poolMax,
     statementTimeoutMs: config.database.statementTimeoutMs,
+    onIdleClientError: (err) => logger.warn({ err }, 'database connection lost'),
   });
   const applied = await migrateToLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
@@ -40,6 +42,8 @@ async function main(): Promise<void> {
 
   const app = createApp({ config, database, verifier, logger });
   const server = app.listen(config.port, config.host ?? '::');
+  hardenServer(server, logger);
+  const inFlight = trackResponses(server);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -64,7 +68,7 @@ async function main(): Promise<void> {
       server.closeAllConnections();
     }, config.shutdownTimeoutMs);
     forced.unref();
-    await drain(server);
+    await drain(server, inFlight);
     await database.close();
     logger.info('stopped');
     process.exit(0);
@@ -73,12 +77,23 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
+/** The responses not yet finished, so shutdown can mark them `Connection: close`. */
+function trackResponses(server: Server): Set<ServerResponse> {
+  const open = new Set<ServerResponse>();
+  server.on('request', (_req, res: ServerResponse) => {
+    open.add(res);
+    res.once('close', () => open.delete(res));
+  });
+  return open;
+}
+
 /**
  * Stops accepting connections and resolves once every in-flight request has
- * been answered. Responses sent from now on say `Connection: close`; keep-alive
- * connections are closed as soon as they fall idle.
+ * been answered. Responses in flight and any sent from now on say
+ * `Connection: close`; keep-alive connections are closed as soon as they fall idle.
  */
-function drain(server: Server): Promise<void> {
+function drain(server: Server, inFlight: Set<ServerResponse>): Promise<void> {
+  for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
   server.on('request', (_req, res) => res.setHeader('Connection', 'close'));
   const sweep = setInterval(() => server.closeIdleConnections(), 50);
   return new Promise<void>((resolve) => {

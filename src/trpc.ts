@@ -1,6 +1,7 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { parseBearer } from './auth/bearer.js';
+import { rateLimitHeaders } from './http/rate-limit.js';
 import type { Context } from './context.js';
 import { AppError } from './errors.js';
 import { ERROR_TABLE, toAppError, toTRPCError } from './error-mapping.js';
@@ -46,19 +47,24 @@ export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(mapErrors);
 
 /**
- * Verifies the bearer token (or finds it in the token cache), finds the user's
- * id (created on first sight; cached per process), and applies the
- * per-user rate limit. OpenAPI's `protect` only documents this; this enforces it.
+ * Verifies the bearer token (or finds it in the token cache), applies the
+ * per-user rate limit, and finds the user's id (created on first sight, cached
+ * per process). The limit is keyed by (iss, sub) and checked before any
+ * database work, so a limited caller costs no query. OpenAPI's `protect` only
+ * documents this; this enforces it.
  */
 export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const { verifier, db, userRateLimiter, userIds } = ctx.deps;
+  const { verifier, db, userRateLimiter, userIds, config } = ctx.deps;
   const principal = await verifier.verify(parseBearer(ctx.authorization));
-  const userId = await userIds.resolve(db, principal);
-  const limit = userRateLimiter.take(userId);
-  if (!limit.allowed) {
-    throw new AppError('RATE_LIMITED', 'Too many requests for this user; slow down', {
-      retryAfterSeconds: limit.retryAfterSeconds,
-    });
+  if (config.rateLimit.perUser > 0) {
+    const limit = userRateLimiter.take(`${principal.issuer}\u0000${principal.subject}`);
+    ctx.setHeaders(rateLimitHeaders([ctx.ipRateLimit, limit]));
+    if (!limit.allowed) {
+      throw new AppError('RATE_LIMITED', 'Too many requests for this user; slow down', {
+        retryAfterSeconds: limit.retryAfterSeconds,
+      });
+    }
   }
+  const userId = await userIds.resolve(db, principal);
   return next({ ctx: { userId, principal } });
 });

@@ -17,6 +17,13 @@ const UNAVAILABLE_ERRNO = new Set([
   'ENOTFOUND',
 ]);
 
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+];
+
 /** True when a query failed because the database could not be reached or was too slow. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
@@ -27,11 +34,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   ) {
     return true;
   }
-  // node-postgres reports a dropped connection and a pool checkout timeout
-  // without any code; these two messages are its documented wording.
-  return (
-    typeof message === 'string' &&
-    (message.startsWith('Connection terminated') ||
-      message.startsWith('timeout exceeded when trying to connect'))
-  );
+  // node-postgres reports a dropped connection, a pool checkout timeout and
+  // a query on a client whose connection already failed (e.g. the ROLLBACK
+  // after a server restart) without any code; these are its wordings.
+  return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.startsWith(m));
 }

@@ -12,8 +12,27 @@ import type { Database } from '../schema.js';
  * is an index range. The rank of an entry is 1 + the number of entries whose
  * key is smaller.
  */
+function rankColumns(
+  alias: string,
+): [Expression<unknown>, Expression<unknown>, Expression<unknown>] {
+  return [
+    sql`-${sql.ref(`${alias}.points`)}`,
+    sql.ref(`${alias}.reachedAt`),
+    sql.ref(`${alias}.userId`),
+  ];
+}
+
+/** The rank key as one row value, for comparisons. */
 function rankKey(alias: string): Expression<unknown> {
-  return sql`(-${sql.ref(`${alias}.points`)}, ${sql.ref(`${alias}.reachedAt`)}, ${sql.ref(`${alias}.userId`)})`;
+  const [points, reachedAt, userId] = rankColumns(alias);
+  return sql`(${points}, ${reachedAt}, ${userId})`;
+}
+
+/** ORDER BY the rank key of the entries aliased `e`: 'asc' is top of the board first. */
+function inRankOrder<
+  Q extends { orderBy(expression: Expression<unknown>, direction: 'asc' | 'desc'): Q },
+>(query: Q, direction: 'asc' | 'desc' = 'asc'): Q {
+  return rankColumns('e').reduce((ordered, column) => ordered.orderBy(column, direction), query);
 }
 
 /** A position in the rank order, exact to the microsecond (a JS Date would lose those). */
@@ -24,13 +43,19 @@ export interface RankPosition {
   userId: string;
 }
 
+/** Where a page ended: the last entry's position and the rank it was served with. */
+export interface PageEnd {
+  position: RankPosition;
+  rank: number;
+}
+
 function positionKey(position: RankPosition): Expression<unknown> {
   return sql`(${-position.points}::integer, ${position.reachedAt}::timestamptz, ${position.userId}::uuid)`;
 }
 
 function compare(
   left: Expression<unknown>,
-  op: '<' | '<=' | '>',
+  op: '<' | '>',
   right: Expression<unknown>,
 ): Expression<SqlBool> {
   return sql<SqlBool>`${left} ${sql.raw(op)} ${right}`;
@@ -141,37 +166,21 @@ export async function findRankedEntry(
 
 /**
  * Up to `limit` entries in rank order after `after` (from the top without
- * it), with their ranks. One statement, so ranks and rows share a snapshot.
+ * it). Ranks continue from the rank the previous page ended with, so a page
+ * costs an index range of `limit` entries wherever it is on the board (a
+ * count of the entries ahead would read O(rank) of them).
  */
 export async function leaderboardPage(
   db: Kysely<Database>,
-  options: { limit: number; after?: RankPosition | undefined; team?: string | undefined },
+  options: { limit: number; after?: PageEnd | undefined; team?: string | undefined },
 ): Promise<PositionedEntry[]> {
   const { limit, after, team } = options;
   let query = entries(db);
-  if (after) {
-    query = query
-      .select((eb) => {
-        let ahead = eb
-          .selectFrom('leaderboardEntries as a')
-          .select(sql<string>`count(*)`.as('ahead'))
-          .where(compare(rankKey('a'), '<=', positionKey(after)));
-        if (team !== undefined) ahead = ahead.where('a.teamKey', '=', teamKey(team));
-        return ahead.as('ahead');
-      })
-      .where(compare(rankKey('e'), '>', positionKey(after)));
-  }
+  if (after) query = query.where(compare(rankKey('e'), '>', positionKey(after.position)));
   if (team !== undefined) query = query.where('e.teamKey', '=', teamKey(team));
-  const rows = await query
-    .orderBy(sql`-e.points`)
-    .orderBy('e.reachedAt')
-    .orderBy('e.userId')
-    .limit(limit)
-    .execute();
-  return rows.map((row, index) => {
-    const ahead = 'ahead' in row ? Number(row.ahead) : 0;
-    return positioned(row, ahead + index + 1);
-  });
+  const rows = await inRankOrder(query).limit(limit).execute();
+  const start = after?.rank ?? 0;
+  return rows.map((row, index) => positioned(row, start + index + 1));
 }
 
 /**
@@ -189,11 +198,8 @@ export async function neighbours(
   const side = (op: '<' | '>') => {
     let query = entries(db).where(compare(rankKey('e'), op, positionKey(entry.position)));
     if (team !== undefined) query = query.where('e.teamKey', '=', teamKey(team));
-    const direction = op === '<' ? 'desc' : 'asc';
-    return query
-      .orderBy(sql`-e.points`, direction)
-      .orderBy('e.reachedAt', direction)
-      .orderBy('e.userId', direction)
+    // Nearest first on both sides: walking up the board is the rank order reversed.
+    return inRankOrder(query, op === '<' ? 'desc' : 'asc')
       .limit(count)
       .execute();
   };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RankPosition } from '../../db/queries/leaderboard.js';
+import type { PageEnd } from '../../db/queries/leaderboard.js';
 
 /**
  * Page cursors. To a client a cursor is an opaque string it hands back
@@ -21,6 +21,8 @@ const leaderboardKeyset = z.tuple([
   // Microsecond precision: a JS Date would round it and break ties.
   z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/),
   z.uuid(),
+  // The rank that entry was served with: the next page's ranks continue from it.
+  z.number().int().min(1).max(2147483647),
 ]);
 
 const ledgerKeyset = z.tuple([
@@ -49,22 +51,22 @@ function decode(cursor: string): unknown {
   }
 }
 
-export function encodeLeaderboardCursor(position: RankPosition): string {
-  return encode(['lb', position.points, position.reachedAt, position.userId]);
+export function encodeLeaderboardCursor({ position, rank }: PageEnd): string {
+  return encode(['lb', position.points, position.reachedAt, position.userId, rank]);
 }
 
-/** The position a leaderboard cursor points after, or undefined when it is not one. */
-export function decodeLeaderboardCursor(cursor: string): RankPosition | undefined {
+/** Where the page a leaderboard cursor came from ended, or undefined when it is not one. */
+export function decodeLeaderboardCursor(cursor: string): PageEnd | undefined {
   const parsed = leaderboardKeyset.safeParse(decode(cursor));
   if (!parsed.success) return undefined;
-  const [, points, reachedAt, userId] = parsed.data;
+  const [, points, reachedAt, userId, rank] = parsed.data;
   // The regex admits impossible dates (February 30); PostgreSQL would refuse them with a
   // 500, so only a date that survives a round trip through Date is a position.
   const date = new Date(`${reachedAt.slice(0, 19)}Z`);
   if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 19) !== reachedAt.slice(0, 19)) {
     return undefined;
   }
-  return { points, reachedAt, userId: userId.toLowerCase() };
+  return { position: { points, reachedAt, userId: userId.toLowerCase() }, rank };
 }
 
 export function encodeLedgerCursor(entryId: string): string {

@@ -1,10 +1,12 @@
 import type { RequestHandler } from 'express';
 import { AppError } from '../errors.js';
-import type { RateLimiter } from './rate-limit.js';
+import { rateLimitHeaders, type RateLimiter } from './rate-limit.js';
 
 /**
- * Per-IP limit in front of both faces. Sets the IETF RateLimit headers
- * (draft-ietf-httpapi-ratelimit-headers) on every limited response.
+ * Per-IP limit in front of both faces. Sets the RateLimit headers
+ * (draft-ietf-httpapi-ratelimit-headers-06) on every limited response and
+ * leaves its decision in `res.locals.ipRateLimit`, so the per-user limit can
+ * report whichever of the two is tighter.
  */
 export function ipRateLimit(limiter: RateLimiter, perMinute: number): RequestHandler {
   return (req, res, next) => {
@@ -13,10 +15,8 @@ export function ipRateLimit(limiter: RateLimiter, perMinute: number): RequestHan
       return;
     }
     const decision = limiter.take(req.ip ?? req.socket.remoteAddress ?? 'unknown');
-    res.setHeader('RateLimit-Policy', `${perMinute};w=60`);
-    res.setHeader('RateLimit-Limit', String(decision.limit));
-    res.setHeader('RateLimit-Remaining', String(decision.remaining));
-    res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+    res.locals.ipRateLimit = decision;
+    res.set(rateLimitHeaders([decision]));
     if (!decision.allowed) {
       next(
         new AppError('RATE_LIMITED', 'Too many requests from this address; slow down', {

@@ -1,5 +1,6 @@
 import express, { type RequestHandler } from 'express';
 import { AppError } from '../errors.js';
+import { assertJsonDepth, TOO_DEEP_MESSAGE } from './security.js';
 
 /** The contract's body limit (DESIGN §7). */
 export const BODY_LIMIT_BYTES = 16 * 1024;
@@ -24,7 +25,19 @@ const BODY_PARSER_ERRORS: Record<string, () => AppError> = {
   'request.aborted': () => new AppError('VALIDATION_FAILED', 'The request body was cut short'),
   'request.size.invalid': () =>
     new AppError('VALIDATION_FAILED', 'The request body does not match its Content-Length'),
+  'entity.too.deep': () => new AppError('VALIDATION_FAILED', TOO_DEEP_MESSAGE),
 };
+
+/** A body-parser failure as the AppError the client sees; unknown failures stay as they are. */
+export function bodyParserError(err: unknown): unknown {
+  const type = (err as { type?: unknown }).type;
+  const known = typeof type === 'string' ? BODY_PARSER_ERRORS[type] : undefined;
+  return known ? known() : err;
+}
+
+/** body-parser `verify`: bounds nesting before JSON.parse runs. */
+const verifyDepth = (_req: unknown, _res: unknown, buf: Buffer, encoding: string) =>
+  assertJsonDepth(buf.toString(encoding as BufferEncoding));
 
 /**
  * Reads REST bodies before the OpenAPI adapter sees them. The adapter alone
@@ -38,6 +51,7 @@ export function jsonBody(): RequestHandler {
     limit: BODY_LIMIT_BYTES,
     strict: false,
     type: () => true,
+    verify: verifyDepth,
   });
   return (req, res, next) => {
     if (!METHODS_WITH_BODY.has(req.method)) {
@@ -58,9 +72,7 @@ export function jsonBody(): RequestHandler {
     }
     parse(req, res, (err?: unknown) => {
       if (err) {
-        const type = (err as { type?: unknown }).type;
-        const known = typeof type === 'string' ? BODY_PARSER_ERRORS[type] : undefined;
-        next(known ? known() : err);
+        next(bodyParserError(err));
         return;
       }
       const body: unknown = req.body;

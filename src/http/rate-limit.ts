@@ -70,3 +70,29 @@ export function createRateLimiter(perMinute: number, now: () => number = Date.no
     },
   };
 }
+
+/**
+ * The rate-limit response headers of draft-ietf-httpapi-ratelimit-headers-06:
+ * `RateLimit-Policy` lists every limit that applied (`<requests>;w=60`), and
+ * `RateLimit-Limit`/`-Remaining`/`-Reset` describe the one closest to running
+ * out. Limits that are off (0) are left out; no limit at all → no headers.
+ */
+export function rateLimitHeaders(
+  decisions: ReadonlyArray<RateLimitDecision | undefined>,
+): Record<string, string> {
+  const active = decisions.filter(
+    (decision): decision is RateLimitDecision => decision !== undefined && decision.limit > 0,
+  );
+  if (active.length === 0) return {};
+  const tightest = active.reduce((a, b) =>
+    b.remaining < a.remaining || (b.remaining === a.remaining && b.resetSeconds > a.resetSeconds)
+      ? b
+      : a,
+  );
+  return {
+    'RateLimit-Policy': active.map((decision) => `${decision.limit};w=60`).join(', '),
+    'RateLimit-Limit': String(tightest.limit),
+    'RateLimit-Remaining': String(tightest.remaining),
+    'RateLimit-Reset': String(tightest.resetSeconds),
+  };
+}

@@ -51,7 +51,7 @@ export function restFastPath(
       next();
       return;
     }
-    const ctx: Context = createContext({ req });
+    const ctx: Context = createContext({ req, res });
     route
       .procedure({
         path: route.path,

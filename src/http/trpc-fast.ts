@@ -9,22 +9,21 @@ import {
 } from '@trpc/server/unstable-core-do-not-import';
 import { appRouter } from '../../routers/index.js';
 import { contextFactory, type AppDeps, type Context } from '../context.js';
-import { BODY_LIMIT_BYTES } from './json-body.js';
 
 const config = appRouter._def._config;
 
 /**
- * The common tRPC call — one mutation, not batched, POSTed as a JSON body of
- * known length — answered without the fetch adapter. The adapter turns every
+ * The common tRPC call — one mutation, not batched, POSTed as a JSON body —
+ * answered without the fetch adapter. The adapter turns every
  * Node request into a Fetch `Request` (with an AbortSignal and a body stream)
  * and its `Response` back; under load that conversion cost more than the
  * procedure's own work (docs/PERFORMANCE.md).
  *
- * It calls the same procedure the same way the adapter does (raw input, ctx,
- * path, type) and writes the answer with tRPC's own functions (error shape,
- * transformer, status), so the wire format is the adapter's. Anything else —
- * batches, queries, streaming, chunked or oversized bodies, other media types
- * — calls `next()` and the adapter answers it, with all of its checks.
+ * It runs after trpcBodyGuard (body limits), calls the same procedure the same
+ * way the adapter does (raw input, ctx, path, type) and writes the answer with
+ * tRPC's own functions (error shape, transformer, status), so the wire format
+ * is the adapter's. Anything else — batches, queries, streaming, other media
+ * types — calls `next()` and the adapter answers it, with all of its checks.
  */
 export function trpcFastPath(
   deps: AppDeps,
@@ -41,35 +40,30 @@ export function trpcFastPath(
       return;
     }
     const path = req.url.slice(1);
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('error', next);
-    req.once('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const ctx: Context = createContext({ req });
-      let input: unknown;
-      procedure({
-        path,
-        type: 'mutation',
-        ctx,
-        batchIndex: 0,
-        signal: undefined,
-        getRawInput: async () => (input = parseInput(body)),
-      }).then(
-        (data: unknown) => send(res, 200, {}, { result: { data } }),
-        (cause: unknown) => {
-          const error = getTRPCErrorFromUnknown(cause);
-          hooks.onError(error, req);
-          const shape = getErrorShape({ config, error, type: 'mutation', path, input, ctx });
-          const status = getHTTPStatusCode({ error: shape }, [error]);
-          send(res, status, hooks.errorHeaders(error), { error: shape });
-        },
-      );
-    });
+    // trpcBodyGuard has read the body as text, within the body limits.
+    const body = req.body as string;
+    const ctx: Context = createContext({ req, res });
+    let input: unknown;
+    procedure({
+      path,
+      type: 'mutation',
+      ctx,
+      batchIndex: 0,
+      signal: undefined,
+      getRawInput: async () => (input = parseInput(body)),
+    }).then(
+      (data: unknown) => send(res, 200, {}, { result: { data } }),
+      (cause: unknown) => {
+        const error = getTRPCErrorFromUnknown(cause);
+        hooks.onError(error, req);
+        const shape = getErrorShape({ config, error, type: 'mutation', path, input, ctx });
+        const status = getHTTPStatusCode({ error: shape }, [error]);
+        send(res, status, hooks.errorHeaders(error), { error: shape });
+      },
+    );
   };
 }
 
-/** As the adapter reads a body: empty is no input, bad JSON is a BAD_REQUEST with the parser's message. */
 function parseInput(body: string): unknown {
   if (body === '') return undefined;
   try {
@@ -87,11 +81,7 @@ function fastProcedure(req: Parameters<RequestHandler>[0]): AnyProcedure | undef
   if (req.method !== 'POST' || req.url.includes('?')) return undefined;
   const headers = req.headers;
   if (!headers['content-type']?.startsWith('application/json')) return undefined;
-  if (headers['trpc-accept'] !== undefined || headers['transfer-encoding'] !== undefined) {
-    return undefined;
-  }
-  const length = Number(headers['content-length']);
-  if (!Number.isInteger(length) || length > BODY_LIMIT_BYTES) return undefined;
+  if (headers['trpc-accept'] !== undefined || typeof req.body !== 'string') return undefined;
   const procedure = Object.hasOwn(appRouter._def.procedures, req.url.slice(1))
     ? (appRouter._def.procedures as Record<string, AnyProcedure>)[req.url.slice(1)]
     : undefined;

@@ -3,8 +3,8 @@ import {
   findRankedEntry,
   leaderboardPage,
   neighbours,
-  type RankPosition,
-  type RankedEntry,
+  type PageEnd,
+  type PositionedEntry,
 } from '../../db/queries/leaderboard.js';
 import type { Database } from '../../db/schema.js';
 import { encodeLeaderboardCursor } from '../domain/cursor.js';
@@ -14,7 +14,7 @@ import { toPage, type Page } from './page.js';
 export interface LeaderboardQuery {
   limit: number;
   /** Where the previous page ended (a decoded cursor). */
-  after?: RankPosition | undefined;
+  after?: PageEnd | undefined;
   /** Only fans of this team (already normalised), ranked among themselves. */
   team?: string | undefined;
 }
@@ -23,16 +23,16 @@ export interface LeaderboardQuery {
 export async function getLeaderboard(
   db: Kysely<Database>,
   query: LeaderboardQuery,
-): Promise<Page<RankedEntry>> {
+): Promise<Page<PositionedEntry>> {
   // One extra row says whether another page follows.
   const rows = await leaderboardPage(db, { ...query, limit: query.limit + 1 });
-  return toPage(rows, query.limit, (last) => encodeLeaderboardCursor(last.position));
+  return toPage(rows, query.limit, (last) => encodeLeaderboardCursor(last));
 }
 
 export interface AroundMe {
-  entry: RankedEntry;
-  above: RankedEntry[];
-  below: RankedEntry[];
+  entry: PositionedEntry;
+  above: PositionedEntry[];
+  below: PositionedEntry[];
 }
 
 /**

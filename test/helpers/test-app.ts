@@ -8,8 +8,10 @@ import type { Database } from '../../db/schema.js';
 import { createApp } from '../../src/app.js';
 import { createAuthVerifier } from '../../src/auth/verifier.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { hardenServer } from '../../src/http/security.js';
 import { createLogger } from '../../src/logger.js';
 import type { TestDatabase } from './test-db.js';
+import { assertResponseConforms } from './openapi-conformance.js';
 import { startTokenIssuer, type TokenIssuer } from './token-issuer.js';
 
 export interface ApiResponse<T = any> {
@@ -82,6 +84,7 @@ export async function startTestApp(options: {
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  hardenServer(server, logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
@@ -104,6 +107,14 @@ export async function startTestApp(options: {
         body: opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
       });
       const text = await response.text();
+      // Every response must match what openapi.json documents for it (DESIGN §10).
+      assertResponseConforms({
+        method,
+        url: path,
+        status: response.status,
+        headers: response.headers,
+        text,
+      });
       let body: unknown = undefined;
       try {
         body = text ? JSON.parse(text) : undefined;

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeProtectedHeader } from 'jose';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { JWKS_COOLDOWN_MS } from '../../src/auth/verifier.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
 import { startTestApp, uniqueSubject, type TestApp } from '../helpers/test-app.js';
 import {
@@ -209,5 +211,108 @@ describe('authentication — key source down', () => {
       await other.close();
       await flaky.stop();
     }
+  });
+});
+
+describe('token attacks — proofs over HTTP', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('refuses a token over 8 KiB cheaply: no verification, no key fetch', async () => {
+    const own = await startTokenIssuer();
+    const fresh = await startTestApp({ database, issuer: own });
+    try {
+      // A genuine, correctly signed token: only its size makes it unacceptable.
+      const huge = await own.sign(uniqueSubject(), { padding: 'p'.repeat(9 * 1024) });
+      expect(huge.length).toBeGreaterThan(8 * 1024);
+      const refused = await fresh.request('PATCH', '/api/user', {
+        token: huge,
+        body: { name: 'Huge' },
+      });
+      expect(refused.status).toBe(401);
+      expect(refused.body.error.message).toMatch(/longer than 8 KiB/);
+      expect([own.requests, own.discoveryRequests]).toEqual([0, 0]);
+
+      // The counter does move when a token is actually verified.
+      const ok = await fresh.request('PATCH', '/api/user', {
+        token: await own.sign(uniqueSubject()),
+        body: { name: 'Small' },
+      });
+      expect(ok.status).toBe(200);
+      expect(own.requests).toBe(1);
+    } finally {
+      await fresh.close();
+      await own.stop();
+    }
+  });
+
+  it('accepts a rotated key published in the JWKS without a restart', async () => {
+    const own = await startTokenIssuer();
+    const running = await startTestApp({ database, issuer: own });
+    try {
+      const before = await own.sign(uniqueSubject());
+      expect(
+        (await running.request('PATCH', '/api/user', { token: before, body: { name: 'K1' } }))
+          .status,
+      ).toBe(200);
+      expect(own.requests).toBe(1);
+
+      await own.rotate({ keepPrevious: true });
+      // jose refetches for an unknown kid once its cooldown has passed; move the clock
+      // instead of sleeping.
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(Date.now() + JWKS_COOLDOWN_MS + 1_000);
+      const after = await own.sign(uniqueSubject());
+      const rotated = await running.request('PATCH', '/api/user', {
+        token: after,
+        body: { name: 'K2' },
+      });
+      expect(rotated.status).toBe(200);
+      expect(own.requests).toBe(2);
+      // The previous key is still published, so its tokens still work.
+      const old = await running.request('PATCH', '/api/user', {
+        token: await own.sign(uniqueSubject(), {}, { kid: decodeProtectedHeader(before).kid! }),
+        body: { name: 'K1' },
+      });
+      expect(old.status).toBe(401); // signed by the new key under the old kid: forged
+      expect(
+        (await running.request('PATCH', '/api/user', { token: before, body: { name: 'K1' } }))
+          .status,
+      ).toBe(200);
+    } finally {
+      vi.useRealTimers();
+      await running.close();
+      await own.stop();
+    }
+  });
+
+  it('refuses alg none and an HS256 token keyed with the public key on the tRPC face too', async () => {
+    for (const token of [
+      unsignedToken({ sub: 'x', iss: issuer.issuer, aud: 'fan-app', exp: now() + 60 }),
+      await hs256With(
+        Buffer.from(issuer.publicKeyPem),
+        { sub: 'x', iss: issuer.issuer, aud: 'fan-app', exp: now() + 60 },
+        { kid: issuer.kid },
+      ),
+    ]) {
+      const response = await fetch(`${app.url}/trpc/updateUser`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '{"name":"x"}',
+      });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+      expect(((await response.json()) as any).error.data.errorCode).toBe('UNAUTHENTICATED');
+    }
+  });
+
+  it('ignores ?access_token= even when the header is absent on the tRPC face', async () => {
+    const response = await fetch(`${app.url}/trpc/updateUser?access_token=${await good()}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name":"x"}',
+    });
+    expect(response.status).toBe(401);
   });
 });

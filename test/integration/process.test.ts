@@ -23,7 +23,9 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-describe('the service process', () => {
+// Each test starts real processes (tsx, npm run token): generous limits so a
+// loaded machine makes them slow, not red.
+describe('the service process', { timeout: 120_000 }, () => {
   it('refuses to start in production without auth configuration, with a clear message', async () => {
     const result = await runToEnd('src/server.ts', [], {
       NODE_ENV: 'production',
@@ -65,6 +67,7 @@ describe('the service process', () => {
     expect(server.stdout.some((line) => line.includes('"stopped"'))).toBe(true);
   });
 
+  // Two service starts on PGlite: ~15 s on an idle 2-core machine, far more under load.
   it('keeps embedded data across a restart', async () => {
     if (testDbKind === 'postgres') return;
     const env = { DATA_DIR: dataDir, NODE_ENV: 'development' };

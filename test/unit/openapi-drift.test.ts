@@ -1,10 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { OPENAPI_PATH, renderOpenApi } from '../../scripts/openapi.js';
+import {
+  OPENAPI_PATH,
+  OPENAPI_TYPES_PATH,
+  renderOpenApi,
+  renderOpenApiTypes,
+} from '../../scripts/openapi.js';
 
 describe('committed openapi.json', () => {
   it('is exactly what the routers generate (run `npm run openapi` after changing a procedure)', async () => {
     const committed = await readFile(OPENAPI_PATH, 'utf8');
     expect(committed).toBe(renderOpenApi());
+  });
+
+  it('has REST client types generated from it (test/clients/openapi-types.ts)', async () => {
+    const committed = await readFile(OPENAPI_TYPES_PATH, 'utf8');
+    expect(committed).toBe(await renderOpenApiTypes(renderOpenApi()));
   });
 });

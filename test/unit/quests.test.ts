@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_PROFILE } from '../../src/domain/profile.js';
-import { planQuestSync, QUESTS, type StoredQuest } from '../../src/domain/quests.js';
+import { planQuestSync, questProgress, QUESTS, type StoredQuest } from '../../src/domain/quests.js';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const full = {
@@ -62,5 +62,42 @@ describe('quests', () => {
     const pickTeam = cleared.quests.find((q) => q.quest.id === 'pick_team')!;
     expect(pickTeam.state).toMatchObject({ status: 'completed', progress: 0 });
     expect(cleared.newlyCompleted).toEqual([]);
+  });
+});
+
+describe('questProgress (read-only view)', () => {
+  it('before onboarding shows progress from the profile but completes nothing', () => {
+    const views = questProgress({ profile: full, onboarded: false }, new Map(), now);
+    expect(views.map((view) => [view.quest.id, view.state.progress, view.state.status])).toEqual([
+      ['welcome', 0, 'in_progress'],
+      ['claim_handle', 1, 'in_progress'],
+      ['pick_team', 1, 'in_progress'],
+      ['name_rival', 1, 'in_progress'],
+      ['complete_profile', 8, 'in_progress'],
+    ]);
+    expect(views.every((view) => view.state.completedAt === null)).toBe(true);
+  });
+
+  it('after onboarding is the stored state, completion sticky', () => {
+    const completedAt = new Date('2026-11-01T00:00:00Z');
+    const stored = new Map<string, StoredQuest>([
+      ['welcome', { questId: 'welcome', progress: 1, target: 1, status: 'completed', completedAt }],
+      [
+        'pick_team',
+        { questId: 'pick_team', progress: 1, target: 1, status: 'completed', completedAt },
+      ],
+    ]);
+    const views = questProgress({ profile: EMPTY_PROFILE, onboarded: true }, stored, now);
+    const pickTeam = views.find((view) => view.quest.id === 'pick_team')!;
+    expect(pickTeam.state).toEqual({
+      questId: 'pick_team',
+      progress: 0,
+      target: 1,
+      status: 'completed',
+      completedAt,
+    });
+    expect(views.find((view) => view.quest.id === 'claim_handle')!.state.status).toBe(
+      'in_progress',
+    );
   });
 });

@@ -1,0 +1,975 @@
+// Generated from openapi.json by `npm run openapi` (openapi-typescript). Do not edit.
+
+export interface paths {
+    "/api/user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user
+         * @description The full user: profile fields, points balance and timestamps. Also before onboarding (onboardedAt is null, points 0).
+         */
+        get: operations["me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update the signed-in user’s profile
+         * @description Changes any of the eight profile fields and returns the full user. Works before onboarding (the profile is created on first write). After onboarding, quests are synced and their points awarded in the same transaction. A write that changes nothing leaves updatedAt alone.
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/api/user/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Onboard the signed-in user
+         * @description Sets the given profile fields, marks the user onboarded, syncs quests (awarding their points through the ledger) and makes sure the user has a leaderboard entry, all in one transaction. Idempotent: repeating it applies new field values but never awards the same points twice. 201 the first time, 200 after.
+         */
+        post: operations["onboardProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user’s points ledger, one page at a time
+         * @description Ledger entries, newest first. Pages follow nextCursor. Empty before onboarding.
+         */
+        get: operations["pointsHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/quests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every active quest with the signed-in user’s progress
+         * @description Before onboarding, progress is computed from the profile and no quest is completed yet: onboarding completes and awards them.
+         */
+        get: operations["quests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leaderboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Leaderboard, one page at a time
+         * @description Rank order: more points first, then whoever reached that score first, then user id. Pages follow nextCursor (keyset pagination: no entry is skipped or repeated under ties). With `team`, only fans of that team, ranked among themselves.
+         */
+        get: operations["leaderboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leaderboard/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user’s rank and neighbours
+         * @description Rank order: more points first, then whoever reached that score first, then user id. The caller's entry with up to `radius` entries above and below it (fewer at the top and bottom). With `team`, on that team’s fan board. 404 when the caller has no entry there (not onboarded, or not a fan of `team`).
+         */
+        get: operations["leaderboardAroundMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        User: {
+            /** Format: uuid */
+            id: string;
+            name: string | null;
+            handle: string | null;
+            location: string | null;
+            favoriteSport: string | null;
+            favoriteTeam: string | null;
+            favoritePlayer: string | null;
+            rivalTeam: string | null;
+            profileUrl: string | null;
+            /** @description Points balance: the sum of the ledger */
+            points: number;
+            onboardedAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601 timestamp in UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601 timestamp in UTC
+             */
+            updatedAt: string;
+        };
+        Onboarding: {
+            user: components["schemas"]["User"];
+            updatedProfile: components["schemas"]["UpdatedProfile"];
+            leaderboardEntry: components["schemas"]["LeaderboardEntry"];
+            pointsHistory: components["schemas"]["PointsHistory"];
+            questSync: components["schemas"]["QuestSync"];
+        };
+        UpdatedProfile: {
+            name: string | null;
+            handle: string | null;
+            location: string | null;
+            favoriteSport: string | null;
+            favoriteTeam: string | null;
+            favoritePlayer: string | null;
+            rivalTeam: string | null;
+            profileUrl: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601 timestamp in UTC
+             */
+            updatedAt: string;
+        };
+        LeaderboardEntry: {
+            /** Format: uuid */
+            userId: string;
+            handle: string | null;
+            name: string | null;
+            profileUrl: string | null;
+            points: number;
+            /** @description 1-based: more points first, then whoever reached that score first, then user id */
+            rank: number;
+        };
+        PointsHistory: {
+            balance: number;
+            /** @description Newest first, at most 20 */
+            entries: components["schemas"]["LedgerEntry"][];
+        };
+        LedgerEntry: {
+            /** @description Opaque entry id */
+            id: string;
+            delta: number;
+            reason: string;
+            questId: string | null;
+            balanceAfter: number;
+            /**
+             * Format: date-time
+             * @description ISO-8601 timestamp in UTC
+             */
+            createdAt: string;
+        };
+        QuestSync: {
+            pointsAwarded: number;
+            /** @description Quests this call completed */
+            completed: components["schemas"]["QuestProgress"][];
+            /** @description Every active quest */
+            quests: components["schemas"]["QuestProgress"][];
+        };
+        QuestProgress: {
+            id: string;
+            title: string;
+            description: string;
+            points: number;
+            progress: number;
+            target: number;
+            /** @enum {string} */
+            status: "in_progress" | "completed";
+            completedAt: string | null;
+        };
+        PointsHistoryPage: {
+            /** @description Newest first */
+            entries: components["schemas"]["LedgerEntry"][];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        QuestList: {
+            /** @description Every active quest with the caller’s progress, in display order */
+            quests: components["schemas"]["QuestProgress"][];
+        };
+        LeaderboardPage: {
+            /** @description In rank order */
+            entries: components["schemas"]["LeaderboardEntry"][];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        LeaderboardAroundMe: {
+            entry: components["schemas"]["LeaderboardEntry"];
+            /** @description Up to `radius` entries ranked just above, in rank order */
+            above: components["schemas"]["LeaderboardEntry"][];
+            /** @description Up to `radius` entries ranked just below, in rank order */
+            below: components["schemas"]["LeaderboardEntry"][];
+        };
+        /**
+         * @example {
+         *       "success": false,
+         *       "error": {
+         *         "code": "VALIDATION_FAILED",
+         *         "message": "favouriteTeam: Unknown field \"favouriteTeam\"",
+         *         "issues": [
+         *           {
+         *             "path": "favouriteTeam",
+         *             "message": "Unknown field \"favouriteTeam\""
+         *           }
+         *         ]
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
+         *         "code": "UNAUTHENTICATED",
+         *         "message": "A bearer token is required: send \"Authorization: Bearer <token>\""
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
+         *         "code": "NOT_FOUND",
+         *         "message": "You are not on the leaderboard yet: onboard first (POST /api/user/profile)"
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
+         *         "code": "HANDLE_TAKEN",
+         *         "message": "The handle \"ann\" is taken"
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
+         *         "code": "PAYLOAD_TOO_LARGE",
+         *         "message": "The request body is larger than 16 KiB"
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
+         *         "code": "UNSUPPORTED_MEDIA_TYPE",
+         *         "message": "Content-Type \"text/plain\" is not supported: send application/json"
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
+         *         "code": "RATE_LIMITED",
+         *         "message": "Too many requests for this user; slow down"
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
+         *         "code": "INTERNAL",
+         *         "message": "Internal server error"
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
+         *         "code": "UNAVAILABLE",
+         *         "message": "The database is unavailable right now; retry shortly"
+         *       }
+         *     }
+         */
+        ErrorEnvelope: {
+            /** @constant */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "NOT_FOUND" | "HANDLE_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
+                message: string;
+                /** @description Validation problems, one per field */
+                issues?: {
+                    path: string;
+                    message: string;
+                }[];
+            };
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["User"];
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Display name, 1–80 characters. null or "" clears it. */
+                    name?: string | null;
+                    /** @description Unique handle: 3–30 of A–Z a–z 0–9 _, a leading @ is dropped, unique ignoring case, reserved words refused. Once set it can be changed but not cleared. */
+                    handle?: string | null;
+                    /** @description Up to 100 characters. null or "" clears it. */
+                    location?: string | null;
+                    /** @description Up to 50 characters. null or "" clears it. */
+                    favoriteSport?: string | null;
+                    /** @description Up to 100 characters. null or "" clears it. */
+                    favoriteTeam?: string | null;
+                    /** @description Up to 100 characters. null or "" clears it. */
+                    favoritePlayer?: string | null;
+                    /** @description Up to 100 characters; may not equal favoriteTeam (ignoring case). null or "" clears it. */
+                    rivalTeam?: string | null;
+                    /** @description Absolute https: URL, at most 2048 characters. null or "" clears it. */
+                    profileUrl?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["User"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HANDLE_TAKEN: Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    onboardProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Display name, 1–80 characters. null or "" clears it. */
+                    name?: string | null;
+                    /** @description Unique handle: 3–30 of A–Z a–z 0–9 _, a leading @ is dropped, unique ignoring case, reserved words refused. Once set it can be changed but not cleared. */
+                    handle?: string | null;
+                    /** @description Up to 100 characters. null or "" clears it. */
+                    location?: string | null;
+                    /** @description Up to 50 characters. null or "" clears it. */
+                    favoriteSport?: string | null;
+                    /** @description Up to 100 characters. null or "" clears it. */
+                    favoriteTeam?: string | null;
+                    /** @description Up to 100 characters. null or "" clears it. */
+                    favoritePlayer?: string | null;
+                    /** @description Absolute https: URL, at most 2048 characters. null or "" clears it. */
+                    profileUrl?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Already onboarded: fields applied, nothing awarded twice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Onboarding"];
+                    };
+                };
+            };
+            /** @description Onboarded by this call: quests synced and points awarded */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Onboarding"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HANDLE_TAKEN: Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    pointsHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["PointsHistoryPage"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    quests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["QuestList"];
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    leaderboard: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["LeaderboardPage"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    leaderboardAroundMe: {
+        parameters: {
+            query?: {
+                radius?: number;
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["LeaderboardAroundMe"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+}

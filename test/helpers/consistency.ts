@@ -1,0 +1,65 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+
+/**
+ * The database invariants every write must keep (DESIGN §5, §7), as one list
+ * of human-readable violations; `[]` means consistent. Used after fuzzing,
+ * faults and multi-instance races.
+ */
+export async function consistencyProblems(db: Kysely<Database>): Promise<string[]> {
+  const checks: Array<[string, ReturnType<typeof sql<{ userId: string }>>]> = [
+    [
+      'leaderboard balance differs from the ledger sum',
+      sql`select l.user_id from leaderboard_entries l
+          left join (select user_id, sum(delta) as total from points_ledger group by user_id) p
+            on p.user_id = l.user_id
+          where l.points <> coalesce(p.total, 0)`,
+    ],
+    [
+      'onboarded user without a leaderboard entry',
+      sql`select u.id as user_id from users u
+          where u.onboarded_at is not null
+            and not exists (select 1 from leaderboard_entries l where l.user_id = u.id)`,
+    ],
+    [
+      'user not onboarded but has a leaderboard entry',
+      sql`select l.user_id from leaderboard_entries l join users u on u.id = l.user_id
+          where u.onboarded_at is null`,
+    ],
+    [
+      'user not onboarded but has ledger entries or quest rows',
+      sql`select u.id as user_id from users u where u.onboarded_at is null and (
+            exists (select 1 from points_ledger p where p.user_id = u.id)
+            or exists (select 1 from user_quests q where q.user_id = u.id))`,
+    ],
+    [
+      'onboarded user without exactly one welcome award',
+      sql`select u.id as user_id from users u where u.onboarded_at is not null and
+            (select count(*) from points_ledger p
+              where p.user_id = u.id and p.quest_id = 'welcome') <> 1`,
+    ],
+    [
+      'quest awarded more than once',
+      sql`select user_id from points_ledger where quest_id is not null
+          group by user_id, quest_id having count(*) > 1`,
+    ],
+    [
+      'handle owned by more than one user (ignoring case)',
+      sql`select min(user_id::text) as user_id from profiles where handle is not null
+          group by lower(handle) having count(*) > 1`,
+    ],
+    [
+      'the newest ledger entry does not carry the balance',
+      sql`select l.user_id from leaderboard_entries l
+          join lateral (select balance_after from points_ledger p where p.user_id = l.user_id
+                        order by p.id desc limit 1) last on true
+          where last.balance_after <> l.points`,
+    ],
+  ];
+  const problems: string[] = [];
+  for (const [label, query] of checks) {
+    const { rows } = await query.execute(db);
+    for (const row of rows) problems.push(`${label}: ${JSON.stringify(row)}`);
+  }
+  return problems;
+}

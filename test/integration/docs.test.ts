@@ -1,0 +1,146 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DOCS_CSP } from '../../src/http/docs.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOT = fileURLToPath(new URL('../artifacts/docs.png', import.meta.url));
+const inCi = process.env.CI === 'true';
+const hasChromium = existsSync(CHROMIUM);
+
+let database: TestDatabase;
+let app: TestApp;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  app = await startTestApp({ database });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await database?.destroy();
+});
+
+describe('GET /docs — the page and its assets', () => {
+  it('serves Swagger UI from this service with its own CSP and no inline script', async () => {
+    const page = await app.request('GET', '/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toBe(DOCS_CSP);
+    const scripts = [...page.text.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.map((script) => script[1]?.trim())).toEqual([
+      'src="/docs/swagger-ui-bundle.js"',
+      'src="/docs/init.js"',
+    ]);
+    expect(scripts.every((script) => script[2] === '')).toBe(true);
+    expect(page.text).not.toMatch(/https?:\/\//);
+
+    for (const [asset, type] of [
+      ['/docs/swagger-ui-bundle.js', /^text\/javascript/],
+      ['/docs/swagger-ui.css', /^text\/css/],
+      ['/docs/init.js', /^text\/javascript/],
+    ] as const) {
+      const response = await app.request('GET', asset);
+      expect(response.status, asset).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(type);
+      expect(response.headers.get('content-security-policy')).toBe(DOCS_CSP);
+    }
+    const init = await app.request('GET', '/docs/init.js');
+    expect(init.text).toContain("url: '/openapi.json'");
+  });
+
+  it('allows nothing beyond what the page needs', () => {
+    expect(DOCS_CSP).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
+  });
+});
+
+describe('GET /docs — in a browser', () => {
+  it.runIf(!hasChromium && inCi)('has Chromium at /usr/bin/chromium under CI', () => {
+    expect.fail(`CI=true but ${CHROMIUM} is missing: install it (apt-get install -y chromium)`);
+  });
+
+  it.skipIf(!hasChromium)(
+    'lists both operations, takes a bearer token and runs onboarding from the page',
+    async () => {
+      const userDataDir = await mkdtemp(join(tmpdir(), 'docs-chromium-'));
+      const context = await chromium.launchPersistentContext(userDataDir, {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      });
+      try {
+        const page = context.pages()[0] ?? (await context.newPage());
+        const problems: string[] = [];
+        page.on('console', (message) => {
+          if (message.type() === 'error') problems.push(message.text());
+        });
+        page.on('pageerror', (error) => problems.push(error.message));
+        const origins = new Set<string>();
+        page.on('request', (request) => origins.add(new URL(request.url()).origin));
+        page.on('response', (response) => {
+          if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+        });
+
+        await page.goto(`${app.url}/docs`);
+        const patchOperation = page.locator('#operations-user-updateUser');
+        const onboardOperation = page.locator('#operations-user-onboardProfile');
+        await expect.poll(() => patchOperation.count()).toBe(1);
+        await expect.poll(() => onboardOperation.count()).toBe(1);
+        expect(await patchOperation.locator('.opblock-summary-method').innerText()).toBe('PATCH');
+        expect(await onboardOperation.locator('.opblock-summary-path').innerText()).toContain(
+          '/api/user/profile',
+        );
+
+        const token = await app.token();
+        await page.locator('.auth-wrapper .authorize').click();
+        await page.locator('.modal-ux input[type=text], .modal-ux input:not([type])').fill(token);
+        await page.locator('.modal-ux .auth-btn-wrapper button.authorize').click();
+        await page.locator('.modal-ux .auth-btn-wrapper button.btn-done').click();
+
+        await onboardOperation.locator('.opblock-summary-control').click();
+        await onboardOperation.locator('.try-out__btn').click();
+        await onboardOperation
+          .locator('textarea.body-param__text')
+          .fill(JSON.stringify({ name: 'Docs Reader', favoriteTeam: 'Benfica' }));
+        await onboardOperation.locator('.execute').click();
+
+        const live = onboardOperation.locator('.live-responses-table .response');
+        await expect.poll(() => live.count()).toBe(1);
+        expect(await live.locator('.response-col_status').innerText()).toMatch(/^201/);
+        const shown = JSON.parse(await live.locator('.microlight').first().innerText()) as {
+          success: boolean;
+          data: { user: { name: string; onboardedAt: string | null; points: number } };
+        };
+        expect(shown.success).toBe(true);
+        expect(shown.data.user).toMatchObject({ name: 'Docs Reader', points: 125 });
+        expect(shown.data.user.onboardedAt).not.toBeNull();
+
+        await mkdir(join(SCREENSHOT, '..'), { recursive: true });
+        await page.screenshot({ path: SCREENSHOT, fullPage: true });
+        expect(problems).toEqual([]);
+        expect([...origins]).toEqual([app.url]);
+      } finally {
+        await context.close();
+        await rm(userDataDir, { recursive: true, force: true });
+      }
+    },
+  );
+});

@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  decodeLeaderboardCursor,
+  decodeLedgerCursor,
+  encodeLeaderboardCursor,
+  encodeLedgerCursor,
+} from '../../src/domain/cursor.js';
+
+const position = {
+  points: 125,
+  reachedAt: '2026-11-23T15:00:00.123456Z',
+  userId: randomUUID(),
+};
+const end = { position, rank: 42 };
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+describe('page cursors', () => {
+  it('round-trip a leaderboard page end exactly, microseconds included', () => {
+    const cursor = encodeLeaderboardCursor(end);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeLeaderboardCursor(cursor)).toEqual(end);
+  });
+
+  it('round-trip a ledger entry id, up to the largest bigint', () => {
+    for (const id of ['1', '9223372036854775807']) {
+      expect(decodeLedgerCursor(encodeLedgerCursor(id))).toBe(id);
+    }
+  });
+
+  it.each([
+    ['empty', ''],
+    ['padding', `${encodeLedgerCursor('1')}=`],
+    ['standard base64 characters', `${encodeLedgerCursor('1')}+/`],
+    ['trailing bits that do not round-trip', `${encodeLedgerCursor('12')}x`],
+    ['not JSON', Buffer.from('{').toString('base64url')],
+    ['the other list', encodeLedgerCursor('7')],
+    ['points not an integer', b64(['lb', 1.5, position.reachedAt, position.userId, 1])],
+    ['points beyond int4', b64(['lb', 2 ** 31, position.reachedAt, position.userId, 1])],
+    ['milliseconds only', b64(['lb', 1, '2026-11-23T15:00:00.123Z', position.userId, 1])],
+    ['February 30', b64(['lb', 1, '2026-02-30T00:00:00.000000Z', position.userId, 1])],
+    ['hour 24', b64(['lb', 1, '2026-02-01T24:00:00.000000Z', position.userId, 1])],
+    ['not a uuid', b64(['lb', 1, position.reachedAt, 'x', 1])],
+    ['rank 0', b64(['lb', 1, position.reachedAt, position.userId, 0])],
+    ['without a rank', b64(['lb', 1, position.reachedAt, position.userId])],
+    ['extra elements', b64(['lb', 1, position.reachedAt, position.userId, 1, 1])],
+  ])('refuse a leaderboard cursor that is %s', (_, cursor) => {
+    expect(decodeLeaderboardCursor(cursor)).toBeUndefined();
+  });
+
+  it.each([
+    ['zero', b64(['pts', '0'])],
+    ['a leading zero', b64(['pts', '01'])],
+    ['beyond bigint', b64(['pts', '9223372036854775808'])],
+    ['a number instead of text', b64(['pts', 5])],
+    ['the other list', encodeLeaderboardCursor(end)],
+    ['too long', 'A'.repeat(513)],
+  ])('refuse a ledger cursor that is %s', (_, cursor) => {
+    expect(decodeLedgerCursor(cursor)).toBeUndefined();
+  });
+});
