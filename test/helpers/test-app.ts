@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
+import { afterAll, beforeAll } from 'vitest';
 import { createTRPCClient, httpLink, type TRPCClient } from '@trpc/client';
 import type { Kysely } from 'kysely';
 import type { AppRouter } from '../../routers/index.js';
@@ -10,7 +11,7 @@ import { createAuthVerifier } from '../../src/auth/verifier.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { hardenServer } from '../../src/http/security.js';
 import { createLogger } from '../../src/logger.js';
-import type { TestDatabase } from './test-db.js';
+import { createTestDatabase, type TestDatabase } from './test-db.js';
 import { assertResponseConforms } from './openapi-conformance.js';
 import { startTokenIssuer, type TokenIssuer } from './token-issuer.js';
 
@@ -136,4 +137,32 @@ export async function startTestApp(options: {
       if (!options.issuer) await issuer.stop();
     },
   };
+}
+
+/**
+ * The usual setup of an integration test file: its own database and app,
+ * started in beforeAll and closed in afterAll. The returned `app` and
+ * `database` stand for those two and may be used once beforeAll has run
+ * (inside tests and later hooks); touching them earlier throws.
+ */
+export function useTestApp(): { app: TestApp; database: TestDatabase } {
+  let started: { app: TestApp; database: TestDatabase } | undefined;
+  beforeAll(async () => {
+    const database = await createTestDatabase();
+    started = { database, app: await startTestApp({ database }) };
+  });
+  afterAll(async () => {
+    await started?.app.close();
+    await started?.database.destroy();
+  });
+  const forward = <T extends object>(name: 'app' | 'database'): T =>
+    new Proxy({} as T, {
+      get(_target, key) {
+        if (!started) throw new Error(`useTestApp: ${name} is used before beforeAll has run`);
+        const target = started[name];
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  return { app: forward<TestApp>('app'), database: forward<TestDatabase>('database') };
 }

@@ -10,24 +10,13 @@ import { onboardOverRest } from '../clients/rest-client.example.js';
 import type { paths } from '../clients/openapi-types.js';
 import { onboardOverTrpc } from '../clients/trpc-client.example.js';
 import { assertResponseConforms } from '../helpers/openapi-conformance.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
-import { startTestApp, uniqueSubject, type TestApp } from '../helpers/test-app.js';
+
+import { startTestApp, uniqueSubject, type TestApp, useTestApp } from '../helpers/test-app.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const README = await readFile(new URL('README.md', `file://${ROOT}/`), 'utf8');
 
-let database: TestDatabase;
-let app: TestApp;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ database });
-});
-
-afterAll(async () => {
-  await app?.close();
-  await database?.destroy();
-});
+const { app, database } = useTestApp();
 
 /** openapi-fetch on the generated types; every response it gets is checked against openapi.json. */
 function restClient(token: string) {

@@ -4,28 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DOCS_CSP } from '../../src/http/docs.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+import { useTestApp } from '../helpers/test-app.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = fileURLToPath(new URL('../artifacts/docs.png', import.meta.url));
 const inCi = process.env.CI === 'true';
 const hasChromium = existsSync(CHROMIUM);
 
-let database: TestDatabase;
-let app: TestApp;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ database });
-});
-
-afterAll(async () => {
-  await app?.close();
-  await database?.destroy();
-});
+const { app, database } = useTestApp();
 
 describe('GET /docs — the page and its assets', () => {
   it('serves Swagger UI from this service with its own CSP and no inline script', async () => {

@@ -1,10 +1,11 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.js';
 import { ERROR_TABLE } from '../../src/error-mapping.js';
+import { PROFILE_FIELDS } from '../../src/domain/profile.js';
 import { consistencyProblems } from '../helpers/consistency.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
-import { startTestApp, uniqueSubject, type TestApp } from '../helpers/test-app.js';
+
+import { uniqueSubject, useTestApp } from '../helpers/test-app.js';
 
 /**
  * Property-based fuzzing of both write endpoints over real HTTP. Every body is
@@ -25,16 +26,6 @@ const OPERATIONS = [
   { method: 'POST', path: '/api/user/profile', openapiMethod: 'post' },
 ] as const;
 
-const FIELDS = [
-  'name',
-  'handle',
-  'location',
-  'favoriteSport',
-  'favoriteTeam',
-  'favoritePlayer',
-  'rivalTeam',
-  'profileUrl',
-];
 const HOSTILE_KEYS = [
   '__proto__',
   'constructor',
@@ -95,7 +86,7 @@ const rawValue: fc.Arbitrary<string> = fc.oneof(
   },
 );
 const rawKey = fc.oneof(
-  { weight: 8, arbitrary: fc.constantFrom(...FIELDS) },
+  { weight: 8, arbitrary: fc.constantFrom(...PROFILE_FIELDS) },
   { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_KEYS) },
   { weight: 1, arbitrary: text },
 );
@@ -120,21 +111,14 @@ const rawBody: fc.Arbitrary<string> = fc.oneof(
 
 type Documented = Record<string, Record<string, { responses: Record<string, unknown> }>>;
 
-let database: TestDatabase;
-let app: TestApp;
 let documented: Documented;
 const tokens: string[] = [];
 
+const { app, database } = useTestApp();
+
 beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ database });
   documented = (await app.request('GET', '/openapi.json')).body.paths as Documented;
   for (let i = 0; i < 4; i += 1) tokens.push(await app.token(uniqueSubject('fuzz')));
-});
-
-afterAll(async () => {
-  await app?.close();
-  await database?.destroy();
 });
 
 function checkEnvelope(status: number, body: any): void {

@@ -5,7 +5,7 @@ import { findRankedEntry, leaderboardPage, neighbours } from '../../db/queries/l
 import { migrateToLatest } from '../../db/migrate.js';
 import { migrations } from '../../db/migrations/index.js';
 import type { Database } from '../../db/schema.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { useTestApp } from '../helpers/test-app.js';
 import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/test-db.js';
 
 /**
@@ -13,19 +13,12 @@ import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/te
  * maintenance on every write path) and the one rank order.
  */
 
-let database: TestDatabase;
-let app: TestApp;
 let db: Kysely<Database>;
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ database });
-  db = database.db;
-});
+const { app, database } = useTestApp();
 
-afterAll(async () => {
-  await app?.close();
-  await database?.destroy();
+beforeAll(async () => {
+  db = database.db;
 });
 
 async function teamKeyOf(userId: string): Promise<string | null | undefined> {

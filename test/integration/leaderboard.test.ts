@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { encodeLedgerCursor } from '../../src/domain/cursor.js';
 import {
   FACES,
@@ -9,23 +9,16 @@ import {
   walkPages,
   type SeededUser,
 } from '../helpers/reads.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/test-db.js';
+import { useTestApp } from '../helpers/test-app.js';
+import { testDbKind } from '../helpers/test-db.js';
 
-let database: TestDatabase;
-let app: TestApp;
 /** A user with no leaderboard entry, to read with. */
 let viewer: string;
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ database });
-  viewer = await app.token();
-});
+const { app, database } = useTestApp();
 
-afterAll(async () => {
-  await app?.close();
-  await database?.destroy();
+beforeAll(async () => {
+  viewer = await app.token();
 });
 
 const uniqueTeam = (name: string) => `${name} ${randomUUID().slice(0, 8)}`;

@@ -1,19 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { describe, expect, it } from 'vitest';
 
-let database: TestDatabase;
-let app: TestApp;
+import { useTestApp } from '../helpers/test-app.js';
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ database });
-});
-
-afterAll(async () => {
-  await app?.close();
-  await database?.destroy();
-});
+const { app, database } = useTestApp();
 
 describe('operations', () => {
   it('answers /healthz and /readyz', async () => {

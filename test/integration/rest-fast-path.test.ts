@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { describe, expect, it } from 'vitest';
+
+import { useTestApp } from '../helpers/test-app.js';
 
 /**
  * PATCH /api/user and POST /api/user/profile are answered by the REST fast
  * path (src/http/rest-fast.ts); the same request with a query string is not,
  * and reaches the OpenAPI adapter. Both must answer alike.
  */
-let database: TestDatabase;
-let app: TestApp;
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ database });
-});
-afterAll(async () => {
-  await app?.close();
-  await database?.destroy();
-});
+const { app, database } = useTestApp();
 
 async function both(method: string, path: string, token: string | null, body: unknown) {
   // The adapter first: the same write again on the fast path changes nothing.

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
-import { startTestApp, type ApiResponse, type TestApp } from '../helpers/test-app.js';
+import { describe, expect, it } from 'vitest';
+
+import { type ApiResponse, useTestApp } from '../helpers/test-app.js';
 
 /**
  * /trpc answers single JSON mutations on a fast path (src/http/trpc-fast.ts)
@@ -8,17 +8,8 @@ import { startTestApp, type ApiResponse, type TestApp } from '../helpers/test-ap
  * through the adapter, so each case sends the same call both ways and expects
  * the same status, headers and message.
  */
-let database: TestDatabase;
-let app: TestApp;
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ database });
-});
-afterAll(async () => {
-  await app?.close();
-  await database?.destroy();
-});
+const { app, database } = useTestApp();
 
 interface Call {
   token?: string | null;

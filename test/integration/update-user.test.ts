@@ -1,20 +1,9 @@
 import { TRPCClientError } from '@trpc/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
-import { startTestApp, uniqueSubject, type TestApp } from '../helpers/test-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-let database: TestDatabase;
-let app: TestApp;
+import { uniqueSubject, useTestApp } from '../helpers/test-app.js';
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ database });
-});
-
-afterAll(async () => {
-  await app?.close();
-  await database?.destroy();
-});
+const { app, database } = useTestApp();
 
 const patch = (token: string, body: unknown) => app.request('PATCH', '/api/user', { token, body });
 

@@ -1,24 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeLeaderboardCursor, encodeLedgerCursor } from '../../src/domain/cursor.js';
 import { FACES, READ_PATHS, reader, walkPages, type ReadProcedure } from '../helpers/reads.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/test-db.js';
+import { startTestApp, useTestApp } from '../helpers/test-app.js';
+import { createTestDatabase, testDbKind } from '../helpers/test-db.js';
 import { startTokenIssuer } from '../helpers/token-issuer.js';
 
-let database: TestDatabase;
-let app: TestApp;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ database });
-});
-
-afterAll(async () => {
-  await app?.close();
-  await database?.destroy();
-});
+const { app, database } = useTestApp();
 
 const handle = () => `fan_${randomUUID().slice(0, 8)}`;
 const QUEST_IDS = ['welcome', 'claim_handle', 'pick_team', 'name_rival', 'complete_profile'];
