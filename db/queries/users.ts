@@ -70,7 +70,6 @@ export interface UserState {
   quests: Map<string, StoredQuest>;
 }
 
-/** Profile, balance and quests in one round trip. Call it after `lockUser`. */
 const lockUserStatement = preparedStatement((db, userId: string) =>
   db
     .selectFrom('users')
@@ -110,6 +109,7 @@ const userStateStatement = preparedStatement((db, userId: string) =>
     .where('u.id', '=', userId),
 );
 
+/** Profile, balance and quests in one round trip. Call it after `lockUser`. */
 export async function findUserState(trx: Kysely<Database>, userId: string): Promise<UserState> {
   const [row] = await userStateStatement(trx, userId);
   if (!row) throw new AppError('NOT_FOUND', 'The user does not exist');
@@ -158,9 +158,9 @@ const saveProfileStatement = preparedStatement(
 
 /**
  * Writes the whole profile (insert on first write) and moves `updatedAt` to
- * the transaction's time. A
- * handle another user holds, in any letter case, is a 409 HANDLE_TAKEN decided
- * by the database's unique index, so concurrent claims cannot both win.
+ * the transaction's time. A handle another user holds, in any letter case, is
+ * a 409 HANDLE_TAKEN decided by the database's unique index, so concurrent
+ * claims cannot both win.
  */
 export async function saveProfile(
   trx: Kysely<Database>,
