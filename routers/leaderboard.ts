@@ -18,13 +18,11 @@ export const leaderboardRouter = router({
       openapi: {
         method: 'GET',
         path: '/api/leaderboard',
-        tags: ['leaderboard'],
         summary: 'Leaderboard, one page at a time',
         description:
           `${RANK_ORDER} Pages follow nextCursor (keyset pagination: no entry is skipped or ` +
           'repeated under ties). With `team`, only fans of that team, ranked among themselves.',
         protect: true,
-        errorResponses: [400, 401, 429, 500, 503],
       },
     })
     .input(LeaderboardInput)
@@ -43,14 +41,12 @@ export const leaderboardRouter = router({
       openapi: {
         method: 'GET',
         path: '/api/leaderboard/me',
-        tags: ['leaderboard'],
         summary: 'The signed-in user’s rank and neighbours',
         description:
           `${RANK_ORDER} The caller's entry with up to \`radius\` entries above and below it ` +
           '(fewer at the top and bottom). With `team`, on that team’s fan board. 404 when the ' +
           'caller has no entry there (not onboarded, or not a fan of `team`).',
         protect: true,
-        errorResponses: [400, 401, 404, 429, 500, 503],
       },
     })
     .input(LeaderboardAroundMeInput)

@@ -83,13 +83,11 @@ export const userRouter = router({
       openapi: {
         method: 'GET',
         path: '/api/user',
-        tags: ['user'],
         summary: 'The signed-in user',
         description:
           'The full user: profile fields, points balance and timestamps. Also before ' +
           'onboarding (onboardedAt is null, points 0).',
         protect: true,
-        errorResponses: [401, 429, 500, 503],
       },
     })
     .output(success(UserSchema))
@@ -106,12 +104,10 @@ export const userRouter = router({
       openapi: {
         method: 'GET',
         path: '/api/user/points',
-        tags: ['user'],
         summary: 'The signed-in user’s points ledger, one page at a time',
         description:
           'Ledger entries, newest first. Pages follow nextCursor. Empty before onboarding.',
         protect: true,
-        errorResponses: [400, 401, 429, 500, 503],
       },
     })
     .input(PointsHistoryInput)
@@ -129,13 +125,11 @@ export const userRouter = router({
       openapi: {
         method: 'GET',
         path: '/api/user/quests',
-        tags: ['user'],
         summary: 'Every active quest with the signed-in user’s progress',
         description:
           'Before onboarding, progress is computed from the profile and no quest is completed ' +
           'yet: onboarding completes and awards them.',
         protect: true,
-        errorResponses: [401, 429, 500, 503],
       },
     })
     .output(success(QuestListSchema))

@@ -8,6 +8,7 @@ import { EMPTY_PROFILE } from '../domain/profile.js';
 import { questProgress } from '../domain/quests.js';
 import { AppError } from '../errors.js';
 import { toPage, type Page } from './page.js';
+import { readSnapshot } from './snapshot.js';
 import type { QuestProgressView } from './profile.js';
 
 /** The caller's reads: who they are, their ledger, their quests. No writes. */
@@ -18,14 +19,6 @@ export interface CurrentUser {
   points: number;
 }
 
-function readOnly<T>(db: Kysely<Database>, read: (trx: Kysely<Database>) => Promise<T>) {
-  return db
-    .transaction()
-    .setIsolationLevel('repeatable read')
-    .setAccessMode('read only')
-    .execute(read);
-}
-
 async function requireUser(db: Kysely<Database>, userId: string): Promise<UserRow> {
   const user = await findUser(db, userId);
   if (!user) throw new AppError('NOT_FOUND', 'The user does not exist');
@@ -34,7 +27,7 @@ async function requireUser(db: Kysely<Database>, userId: string): Promise<UserRo
 
 /** GET /api/user: the user, profile and balance from one snapshot. */
 export function getCurrentUser(db: Kysely<Database>, userId: string): Promise<CurrentUser> {
-  return readOnly(db, async (trx) => {
+  return readSnapshot(db, async (trx) => {
     const user = await requireUser(trx, userId);
     const profile = await findProfile(trx, userId);
     const points = await findBalance(trx, userId);
@@ -57,7 +50,7 @@ export async function getPointsHistory(
  * onboarding it is computed from the profile (nothing is stored or awarded yet).
  */
 export function getQuests(db: Kysely<Database>, userId: string): Promise<QuestProgressView[]> {
-  return readOnly(db, async (trx) => {
+  return readSnapshot(db, async (trx) => {
     const user = await requireUser(trx, userId);
     const profile = await findProfile(trx, userId);
     const stored = user.onboardedAt ? await findUserQuests(trx, userId) : new Map();

@@ -10,6 +10,7 @@ import type { Database } from '../../db/schema.js';
 import { encodeLeaderboardCursor } from '../domain/cursor.js';
 import { AppError } from '../errors.js';
 import { toPage, type Page } from './page.js';
+import { readSnapshot } from './snapshot.js';
 
 export interface LeaderboardQuery {
   limit: number;
@@ -45,25 +46,21 @@ export function getLeaderboardAroundMe(
   userId: string,
   query: { radius: number; team?: string | undefined },
 ): Promise<AroundMe> {
-  return db
-    .transaction()
-    .setIsolationLevel('repeatable read')
-    .setAccessMode('read only')
-    .execute(async (trx) => {
-      const entry = await findRankedEntry(trx, userId, { team: query.team });
-      if (!entry) {
-        throw new AppError(
-          'NOT_FOUND',
-          query.team === undefined
-            ? 'You are not on the leaderboard yet: onboard first (POST /api/user/profile)'
-            : `You are not on the "${query.team}" leaderboard: it ranks onboarded fans whose ` +
-                'favoriteTeam is that team',
-        );
-      }
-      const { above, below } = await neighbours(trx, entry, {
-        count: query.radius,
-        team: query.team,
-      });
-      return { entry, above, below };
+  return readSnapshot(db, async (trx) => {
+    const entry = await findRankedEntry(trx, userId, { team: query.team });
+    if (!entry) {
+      throw new AppError(
+        'NOT_FOUND',
+        query.team === undefined
+          ? 'You are not on the leaderboard yet: onboard first (POST /api/user/profile)'
+          : `You are not on the "${query.team}" leaderboard: it ranks onboarded fans whose ` +
+              'favoriteTeam is that team',
+      );
+    }
+    const { above, below } = await neighbours(trx, entry, {
+      count: query.radius,
+      team: query.team,
     });
+    return { entry, above, below };
+  });
 }
