@@ -1,6 +1,7 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { parseBearer } from './auth/bearer.js';
+import { principalKey } from './auth/verifier.js';
 import { rateLimitHeaders } from './http/rate-limit.js';
 import type { Context } from './context.js';
 import { AppError } from './errors.js';
@@ -57,7 +58,7 @@ export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const { verifier, db, userRateLimiter, userIds, config } = ctx.deps;
   const principal = await verifier.verify(parseBearer(ctx.authorization));
   if (config.rateLimit.perUser > 0) {
-    const limit = userRateLimiter.take(`${principal.issuer}\u0000${principal.subject}`);
+    const limit = userRateLimiter.take(principalKey(principal));
     ctx.setHeaders(rateLimitHeaders([ctx.ipRateLimit, limit]));
     if (!limit.allowed) {
       throw new AppError('RATE_LIMITED', 'Too many requests for this user; slow down', {

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { ensureUser } from '../../db/queries/users.js';
 import type { Database } from '../../db/schema.js';
 import { createBoundedCache, type BoundedCache } from '../bounded-cache.js';
-import type { Principal } from './verifier.js';
+import { principalKey, type Principal } from './verifier.js';
 
 /** Most (issuer, subject) → user id pairs kept per process. */
 export const USER_ID_CACHE_MAX_ENTRIES = 10_000;
@@ -33,8 +33,7 @@ export function createUserIdResolver(
   });
   return {
     async resolve(db, principal) {
-      // JSON keeps the two parts apart whatever characters an opaque `sub` holds.
-      const key = JSON.stringify([principal.issuer, principal.subject]);
+      const key = principalKey(principal);
       const cached = cache.get(key);
       if (cached !== undefined) return cached;
       const user = await ensureUser(db, principal.issuer, principal.subject);

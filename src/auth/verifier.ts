@@ -25,6 +25,15 @@ export interface Principal {
   expiresAt: number;
 }
 
+/**
+ * One string per identity (issuer + subject), for in-process maps keyed by
+ * who is calling. JSON keeps the two parts apart whatever characters an
+ * opaque `sub` holds.
+ */
+export function principalKey(principal: Pick<Principal, 'issuer' | 'subject'>): string {
+  return JSON.stringify([principal.issuer, principal.subject]);
+}
+
 export interface AuthVerifier {
   /**
    * Verifies a bearer token. Rejects with `AppError('UNAUTHENTICATED')` for a
