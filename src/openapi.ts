@@ -223,9 +223,7 @@ function procedure(name: string): ProcedureDef | undefined {
 
 /** Whether the procedure's zod input refuses unknown keys (the adapter drops this for refined schemas). */
 function refusesUnknownKeys(procedureName: string): boolean {
-  const procedure = (appRouter._def.procedures as Record<string, unknown>)[procedureName] as
-    { _def: { inputs: unknown[] } } | undefined;
-  const input = procedure?._def.inputs[0];
+  const input = procedure(procedureName)?._def.inputs[0];
   return input instanceof z.ZodObject && input.def.catchall instanceof z.ZodNever;
 }
 
@@ -234,8 +232,11 @@ function refusesUnknownKeys(procedureName: string): boolean {
  * procedure's meta that declares them too is reported, so the two can never
  * disagree.
  */
-function metaProblems(name: string): string[] {
-  const meta = procedure(name)?._def.meta?.openapi;
+export function metaProblems(
+  name: string,
+  meta: { tags?: unknown; errorResponses?: unknown } | undefined = procedure(name)?._def.meta
+    ?.openapi,
+): string[] {
   return meta?.tags || meta?.errorResponses
     ? [`${name}: declare tags and errorResponses in OPERATIONS (src/openapi.ts), not in the meta`]
     : [];
@@ -243,7 +244,7 @@ function metaProblems(name: string): string[] {
 
 /**
  * Operations without a row in OPERATIONS, rows without an operation, and
- * procedure meta that contradicts its row. The generator refuses to write
+ * procedure meta that declares what only OPERATIONS may. The generator refuses to write
  * openapi.json while this is not empty, and a unit test fails.
  */
 export function operationTableProblems(document: Pick<OpenAPIObject, 'paths'>): string[] {

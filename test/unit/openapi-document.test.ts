@@ -3,7 +3,13 @@ import { validate } from '@readme/openapi-parser';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_PATH } from '../../scripts/openapi.js';
-import { listOperations, OPERATIONS, operationTableProblems, TAGS } from '../../src/openapi.js';
+import {
+  listOperations,
+  metaProblems,
+  OPERATIONS,
+  operationTableProblems,
+  TAGS,
+} from '../../src/openapi.js';
 import { ERROR_TABLE } from '../../src/error-mapping.js';
 import { ERROR_CODES } from '../../src/errors.js';
 import { createResponseChecker } from '../helpers/openapi-conformance.js';
@@ -80,6 +86,13 @@ describe('the per-operation table', () => {
       'operation teamNews has no row in OPERATIONS (src/openapi.ts)',
       'OPERATIONS row onboardProfile matches no operation',
     ]);
+  });
+
+  it('reports procedure meta that declares tags or error statuses (OPERATIONS owns them)', () => {
+    expect(metaProblems('me', { tags: ['user'] })).toHaveLength(1);
+    expect(metaProblems('me', { errorResponses: [401] })).toHaveLength(1);
+    expect(metaProblems('me', {})).toEqual([]);
+    for (const id of Object.keys(OPERATIONS)) expect(metaProblems(id)).toEqual([]);
   });
 });
 
