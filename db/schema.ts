@@ -10,6 +10,8 @@ export interface Database {
   pointsLedger: PointsLedgerTable;
   leaderboardEntries: LeaderboardEntriesTable;
   userQuests: UserQuestsTable;
+  liveEvents: LiveEventsTable;
+  webhookDeliveries: WebhookDeliveriesTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -73,6 +75,30 @@ export interface UserQuestsTable {
   updatedAt: Timestamp;
 }
 
+/** The transactional outbox (db/migrations/20261123T1945_live_events.ts). */
+export interface LiveEventsTable {
+  /** bigint identity: a string on both drivers. */
+  id: ColumnType<string, never, never>;
+  userId: string;
+  type: string;
+  payload: ColumnType<unknown, string, string>;
+  createdAt: Generated<Date>;
+  webhookAttempts: Generated<number>;
+  /** When the next webhook attempt is due; null once delivered or given up. */
+  webhookNextAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export interface WebhookDeliveriesTable {
+  id: ColumnType<string, never, never>;
+  eventId: string;
+  attempt: number;
+  outcome: 'delivered' | 'failed' | 'gave_up';
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  createdAt: Generated<Date>;
+}
+
 export type UserRow = Selectable<UsersTable>;
 export type ProfileRow = Selectable<ProfilesTable>;
 export type NewProfile = Insertable<ProfilesTable>;
@@ -80,3 +106,5 @@ export type ProfileUpdate = Updateable<ProfilesTable>;
 export type LedgerRow = Selectable<PointsLedgerTable>;
 export type LeaderboardRow = Selectable<LeaderboardEntriesTable>;
 export type UserQuestRow = Selectable<UserQuestsTable>;
+export type LiveEventRow = Selectable<LiveEventsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

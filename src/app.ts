@@ -15,6 +15,7 @@ import { corsPolicy, securityHeaders } from './http/security.js';
 import { errorHandler, sendError } from './http/send-error.js';
 import { trpcBodyGuard, trpcHandler } from './http/trpc.js';
 import { AppError } from './errors.js';
+import type { Live } from './live/service.js';
 import type { Logger } from './logger.js';
 import { buildOpenApiDocument } from './openapi.js';
 
@@ -23,13 +24,15 @@ export interface AppOptions {
   database: DatabaseHandle;
   verifier: AuthVerifier;
   logger: Logger;
+  /** The instance's live streams (createLive); started and stopped by the caller. */
+  live: Live;
 }
 
 /**
  * Builds the Express app. No side effects: nothing listens, nothing connects;
  * the server entry and the tests both call this with their own collaborators.
  */
-export function createApp({ config, database, verifier, logger }: AppOptions): Express {
+export function createApp({ config, database, verifier, logger, live }: AppOptions): Express {
   const deps: AppDeps = {
     config,
     db: database.db,
@@ -37,6 +40,7 @@ export function createApp({ config, database, verifier, logger }: AppOptions): E
     logger,
     userRateLimiter: createRateLimiter(config.rateLimit.perUser),
     userIds: createUserIdResolver(),
+    live: { hub: live.hub, boards: live.boards },
   };
   const openApiDocument = buildOpenApiDocument();
 

@@ -4,9 +4,11 @@ import {
   findRankedEntry,
   type RankedEntry,
 } from '../../db/queries/leaderboard.js';
+import { recordEvents } from '../../db/queries/events.js';
 import { recentLedgerEntries, recordQuestSync } from '../../db/queries/points.js';
 import { findUserState, lockUser, markOnboarded, saveProfile } from '../../db/queries/users.js';
 import type { Database, LedgerRow, ProfileRow, UserRow } from '../../db/schema.js';
+import { eventsOfQuestSync, type BoardRanks } from '../domain/events.js';
 import { applyProfilePatch, EMPTY_PROFILE, type ProfilePatch } from '../domain/profile.js';
 import {
   planQuestSync,
@@ -110,11 +112,16 @@ async function writeProfile(
     stored: state.quests,
     balanceBefore: state.points,
     transactionTime: locked.transactionTime,
+    previousTeam: state.hasLeaderboardEntry ? (state.profile?.favoriteTeam ?? null) : undefined,
   });
   return { user, profile, points, firstOnboarding, questSync };
 }
 
-/** Evaluates every quest, stores changed progress, and awards newly completed ones. */
+/**
+ * Evaluates every quest, stores changed progress, awards newly completed ones,
+ * and appends the events announcing them (with the user's rank moves) to the
+ * outbox, all in the caller's transaction.
+ */
 async function syncQuests(
   trx: Kysely<Database>,
   userId: string,
@@ -123,6 +130,8 @@ async function syncQuests(
     stored: ReadonlyMap<string, StoredQuest>;
     balanceBefore: number;
     transactionTime: Date;
+    /** The favorite team the user's board entry had before this write; undefined: no entry. */
+    previousTeam: string | null | undefined;
   },
 ): Promise<{ questSync: QuestSyncResult; points: number }> {
   // Completion times are the transaction's clock, the one the rows are written with.
@@ -133,6 +142,11 @@ async function syncQuests(
     reason: 'quest_completed',
     questId: quest.id,
   }));
+  const team = input.state.profile.favoriteTeam;
+  const ranksBefore =
+    awards.length > 0 && input.previousTeam !== undefined
+      ? await boardRanks(trx, userId, input.previousTeam === team ? team : null)
+      : { global: null, team: null };
   const points = await recordQuestSync(trx, userId, {
     balanceBefore: input.balanceBefore,
     awards,
@@ -140,6 +154,19 @@ async function syncQuests(
   });
 
   const completedIds = new Set(plan.newlyCompleted.map((quest) => quest.id));
+  if (awards.length > 0) {
+    const events = eventsOfQuestSync({
+      completed: plan.quests.filter((view) => completedIds.has(view.quest.id)),
+      balanceBefore: input.balanceBefore,
+      ranksBefore,
+      ranksAfter: await boardRanks(trx, userId, team),
+    });
+    await recordEvents(
+      trx,
+      userId,
+      events.map((event) => ({ type: event.type, payload: event.data })),
+    );
+  }
   return {
     points,
     questSync: {
@@ -147,5 +174,19 @@ async function syncQuests(
       completed: plan.quests.filter((view) => completedIds.has(view.quest.id)),
       quests: plan.quests,
     },
+  };
+}
+
+/** The user's rank on the whole board and on their team's board, as this transaction sees them. */
+async function boardRanks(
+  trx: Kysely<Database>,
+  userId: string,
+  team: string | null,
+): Promise<BoardRanks> {
+  const global = await findRankedEntry(trx, userId);
+  const onTeam = team === null ? undefined : await findRankedEntry(trx, userId, { team });
+  return {
+    global: global?.rank ?? null,
+    team: team === null ? null : { name: team, rank: onTeam?.rank ?? null },
   };
 }
