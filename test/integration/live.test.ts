@@ -10,7 +10,7 @@ import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../helper
  * client's httpSubscriptionLink and with a plain fetch reader, on the test
  * database (PGlite or PostgreSQL).
  */
-const { app } = useTestApp();
+const { app, database } = useTestApp();
 const extraApps: TestApp[] = [];
 afterAll(async () => {
   for (const extra of extraApps) await extra.close();
@@ -127,5 +127,244 @@ describe('myEvents', () => {
     } finally {
       reader.close();
     }
+  });
+});
+
+/** The user's events in the outbox after `afterId`, as the stream should replay them. */
+async function outboxAfter(userId: string, afterId: string) {
+  const rows = await app.db
+    .selectFrom('liveEvents')
+    .select(['id', 'type'])
+    .where('userId', '=', userId)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({ id: row.id, type: row.type }));
+}
+
+describe('resume', () => {
+  it('lastEventId (typed client) and Last-Event-ID (plain reader) replay exactly the missed events, then go live', async () => {
+    const { token } = await newUser('resume');
+    const client = liveClient(app.url, token);
+    const first = new Collector<any>();
+    const subscription = client.myEvents.subscribe(undefined, first);
+    await subscribed(first);
+    const { user } = await onboard(token, {});
+    await first.until(() => first.items.length >= 3, 2_000, 'welcome events');
+    subscription.unsubscribe();
+    const lastSeen = first.items.at(-1)!.id!;
+
+    // Missed while disconnected: two writes, five more events.
+    await app.request('PATCH', '/api/user', { token, body: { favoriteTeam: 'Resume FC' } });
+    await app.request('PATCH', '/api/user', { token, body: { rivalTeam: 'Other FC' } });
+    const missed = await outboxAfter(user.id, lastSeen);
+    expect(missed.length).toBeGreaterThanOrEqual(5);
+
+    const resumed = new Collector<any>();
+    const again = client.myEvents.subscribe({ lastEventId: lastSeen }, resumed);
+    try {
+      await resumed.until(() => resumed.items.length >= missed.length, 2_000, 'replay');
+      expect(resumed.items.map((item) => ({ id: item.id, type: item.data.type }))).toEqual(missed);
+      // Then live, with no repeat of the replayed ones.
+      await app.request('PATCH', '/api/user', {
+        token,
+        body: { handle: `resume_${Date.now().toString(36)}` },
+      });
+      await resumed.until(
+        () => resumed.items.some((i) => i.data.data?.questId === 'claim_handle'),
+        2_000,
+        'live after replay',
+      );
+      const ids = resumed.items.map((item) => item.id);
+      expect(new Set(ids).size).toBe(ids.length);
+    } finally {
+      again.unsubscribe();
+    }
+
+    const reader = await openSse(`${app.url}/trpc/myEvents`, {
+      authorization: `Bearer ${token}`,
+      'last-event-id': lastSeen,
+    });
+    try {
+      const everything = await outboxAfter(user.id, lastSeen);
+      await reader.waitFor(() => dataEvents(reader).length >= everything.length);
+      expect(dataEvents(reader).map((m) => ({ id: m.id, type: m.data.type }))).toEqual(everything);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('an id the outbox does not hold for this user gets a resync carrying the newest id; "0" replays all', async () => {
+    const { token } = await newUser('resync');
+    const { user } = await onboard(token, {});
+    const all = await outboxAfter(user.id, '0');
+    const newest = all.at(-1)!.id;
+
+    // Someone else's event id, and an id from before this user existed.
+    const other = await newUser('resync-other');
+    const { user: otherUser } = await onboard(other.token, {});
+    const foreign = (await outboxAfter(otherUser.id, '0'))[0]!.id;
+    for (const lastEventId of [foreign, '1']) {
+      const reader = await openSse(
+        `${app.url}/trpc/myEvents?input=${encodeURIComponent(JSON.stringify({ lastEventId }))}`,
+        { authorization: `Bearer ${token}` },
+      );
+      try {
+        const resync = await reader.waitFor((event) => event.data.includes('"resync"'));
+        expect(resync.id).toBe(newest);
+        expect(JSON.parse(resync.data)).toMatchObject({
+          id: newest,
+          type: 'resync',
+          data: { reason: expect.stringContaining('no longer retained') },
+        });
+      } finally {
+        reader.close();
+      }
+    }
+
+    const reader = await openSse(`${app.url}/trpc/myEvents`, {
+      authorization: `Bearer ${token}`,
+      'last-event-id': '0',
+    });
+    try {
+      await reader.waitFor(() => dataEvents(reader).length >= all.length);
+      expect(dataEvents(reader).map((m) => ({ id: m.id, type: m.data.type }))).toEqual(all);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('a malformed lastEventId is a VALIDATION_FAILED error on the stream', async () => {
+    const { token } = await newUser();
+    const reader = await openSse(`${app.url}/trpc/myEvents`, {
+      authorization: `Bearer ${token}`,
+      'last-event-id': 'not-an-id',
+    });
+    const error = await reader.waitFor((event) => event.event === 'serialized-error');
+    expect(JSON.parse(error.data).data).toMatchObject({
+      errorCode: 'VALIDATION_FAILED',
+      httpStatus: 400,
+    });
+    await reader.ended;
+  });
+});
+
+describe('authentication', () => {
+  const refused = async (headers: Record<string, string>, query = '') => {
+    const reader = await openSse(`${app.url}/trpc/myEvents${query}`, headers);
+    const error = await reader.waitFor((event) => event.event === 'serialized-error');
+    await reader.ended;
+    expect(dataEvents(reader)).toEqual([]);
+    return JSON.parse(error.data);
+  };
+
+  it('a missing, forged or expired token is refused with UNAUTHENTICATED and the stream ends', async () => {
+    const expired = await app.issuer.sign(uniqueSubject(), {
+      exp: Math.floor(Date.now() / 1000) - 120,
+    });
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: 'Bearer not.a.token' },
+      { authorization: `Bearer ${expired}` },
+    ]) {
+      const error = await refused(headers);
+      expect(error.data).toMatchObject({ errorCode: 'UNAUTHENTICATED', httpStatus: 401 });
+    }
+    // The same through connection params.
+    const params = encodeURIComponent(JSON.stringify({ token: expired }));
+    const error = await refused({}, `?connectionParams=${params}`);
+    expect(error.data.errorCode).toBe('UNAUTHENTICATED');
+  });
+
+  it('the typed client gets a TRPCClientError with errorCode UNAUTHENTICATED', async () => {
+    const events = new Collector<any>();
+    const subscription = liveClient(app.url, 'forged').myEvents.subscribe(undefined, events);
+    try {
+      await events.until(() => events.error !== undefined, 5_000, 'an error');
+      expect(events.error).toBeInstanceOf(TRPCClientError);
+      expect((events.error as TRPCClientError<any>).data).toMatchObject({
+        errorCode: 'UNAUTHENTICATED',
+      });
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+
+  it('a token in connection params is accepted for subscriptions only, and never logged', async () => {
+    const { token } = await newUser('params');
+    const params = encodeURIComponent(JSON.stringify({ token }));
+    const me = await fetch(`${app.url}/trpc/me?connectionParams=${params}`);
+    expect(me.status).toBe(401);
+    const reader = await openSse(`${app.url}/trpc/myEvents?connectionParams=${params}`);
+    await reader.waitFor((event) => event.event === 'connected');
+    reader.close();
+    await reader.ended;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const logged = app.logs.join('\n');
+    expect(logged).toContain('/trpc/myEvents');
+    expect(logged).not.toContain(token);
+    expect(logged).not.toContain(token.split('.')[2]!);
+  });
+
+  it('the stream ends with UNAUTHENTICATED when the token expires', async () => {
+    const exp = Math.floor(Date.now() / 1000) + 2;
+    const token = await app.issuer.sign(uniqueSubject('expiring'), { exp });
+    const reader = await openSse(`${app.url}/trpc/myEvents`, { authorization: `Bearer ${token}` });
+    await reader.waitFor((event) => event.event === 'connected');
+    const error = await reader.waitFor((event) => event.event === 'serialized-error', 5_000);
+    const endedAt = Date.now();
+    expect(endedAt).toBeGreaterThanOrEqual(exp * 1000);
+    expect(endedAt).toBeLessThan(exp * 1000 + 1_000);
+    expect(JSON.parse(error.data).data.errorCode).toBe('UNAUTHENTICATED');
+    expect(JSON.parse(error.data).message).toContain('expired');
+    await reader.ended;
+  });
+});
+
+describe('limits', () => {
+  it('per-user and per-instance stream limits hold, and a closed stream frees its slot', async () => {
+    const limited = await startTestApp({
+      database,
+      issuer: app.issuer,
+      env: { LIVE_MAX_STREAMS_PER_USER: '2', LIVE_MAX_STREAMS: '3' },
+    });
+    extraApps.push(limited);
+    // `connected` comes first on every stream; a refusal follows it as a serialized-error,
+    // an accepted stream shows in the hub's count.
+    const open = async (token: string) => {
+      const before = limited.live.hub.openStreams;
+      const reader = await openSse(`${limited.url}/trpc/myEvents`, {
+        authorization: `Bearer ${token}`,
+      });
+      await expect
+        .poll(
+          () =>
+            reader.events.some((event) => event.event === 'serialized-error') ||
+            limited.live.hub.openStreams > before,
+          { timeout: 2_000 },
+        )
+        .toBe(true);
+      const refusal = reader.events.find((event) => event.event === 'serialized-error');
+      return { reader, error: refusal ? JSON.parse(refusal.data) : null };
+    };
+    const [a, b, c] = await Promise.all([newUser('lim-a'), newUser('lim-b'), newUser('lim-c')]);
+    const a1 = await open(a.token);
+    const a2 = await open(a.token);
+    expect([a1.error, a2.error]).toEqual([null, null]);
+    const a3 = await open(a.token);
+    expect(a3.error.data).toMatchObject({ errorCode: 'RATE_LIMITED', httpStatus: 429 });
+    expect(a3.error.message).toContain('At most 2 open streams per user');
+    const b1 = await open(b.token);
+    expect(b1.error).toBeNull();
+    const c1 = await open(c.token);
+    expect(c1.error.data).toMatchObject({ errorCode: 'UNAVAILABLE', httpStatus: 503 });
+    expect(limited.live.hub.openStreams).toBe(3);
+
+    a1.reader.close();
+    await expect.poll(() => limited.live.hub.openStreams, { timeout: 2_000 }).toBe(2);
+    const c2 = await open(c.token);
+    expect(c2.error).toBeNull();
+    for (const stream of [a2, b1, c2]) stream.reader.close();
+    await expect.poll(() => limited.live.hub.openStreams, { timeout: 2_000 }).toBe(0);
   });
 });
