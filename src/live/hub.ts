@@ -20,15 +20,23 @@ export interface HubLimits {
 }
 
 /**
+ * Ends a stream whose client is gone (or is being cut off): tRPC ends such a
+ * stream quietly instead of trying to send an error nobody can read.
+ */
+export function abortReason(message: string): Error {
+  return new DOMException(message, 'AbortError');
+}
+
+/**
  * One open stream's inbox. Events are pushed by the hub in per-user commit
  * order; the stream's reader takes them with `next()`. The queue is bounded:
- * a reader that falls `maxQueue` events behind is dropped (`ended` with
- * RATE_LIMITED), never buffered without bound.
+ * a reader that falls `maxQueue` events behind is dropped (its queue freed,
+ * its connection closed), never buffered without bound.
  */
 export class StreamInbox {
   readonly #queue: OutboxEvent[] = [];
   #waiter: (() => void) | undefined;
-  #ended: AppError | undefined;
+  #ended: Error | undefined;
   /** The newest id queued or delivered: older ones are duplicates (replay overlap). */
   #lastId: string | undefined;
 
@@ -50,13 +58,9 @@ export class StreamInbox {
     if (this.#ended) return;
     if (this.#lastId !== undefined && compareIds(event.id, this.#lastId) <= 0) return;
     if (this.#queue.length >= this.maxQueue) {
-      this.end(
-        new AppError(
-          'RATE_LIMITED',
-          `The stream fell ${this.maxQueue} events behind and was dropped: read faster, then ` +
-            'resubscribe with lastEventId',
-        ),
-      );
+      // Its socket is full, so no error message could reach it: cut it off;
+      // the client reconnects with its last event id.
+      this.end(abortReason(`The stream fell ${this.maxQueue} events behind and was dropped`));
       this.onDropped();
       return;
     }
@@ -71,7 +75,7 @@ export class StreamInbox {
   }
 
   /** Ends the stream: the reader's next `next()` throws `reason`. */
-  end(reason: AppError): void {
+  end(reason: Error): void {
     if (this.#ended) return;
     this.#ended = reason;
     this.#queue.length = 0;
@@ -200,7 +204,10 @@ export class LiveHub {
         if (set?.size === 0) this.#byUser.delete(userId);
         this.#boards.delete(closing);
       },
-      onDropped,
+      () => {
+        this.logger.warn({ userId, queued: this.limits.maxQueue }, 'live: slow stream dropped');
+        onDropped();
+      },
     );
     mine.add(inbox);
     this.#byUser.set(userId, mine);
@@ -227,7 +234,7 @@ export class LiveHub {
     await this.#unlisten?.();
   }
 
-  #endAll(reason: AppError): void {
+  #endAll(reason: Error): void {
     for (const set of [...this.#byUser.values()]) {
       for (const inbox of [...set]) inbox.end(reason);
     }

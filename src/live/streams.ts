@@ -3,7 +3,7 @@ import { eventsAfter, hasEvent, type OutboxEvent } from '../../db/queries/events
 import { leaderboardPage, type RankedEntry } from '../../db/queries/leaderboard.js';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../errors.js';
-import type { LiveHub, StreamInbox } from './hub.js';
+import { abortReason, type LiveHub, type StreamInbox } from './hub.js';
 
 /** Events read from the outbox per query while replaying. */
 const REPLAY_BATCH = 500;
@@ -30,7 +30,7 @@ export interface StreamOptions {
 function openInbox(hub: LiveHub, kind: 'user' | 'board', options: StreamOptions): StreamInbox {
   const inbox = hub.open(options.userId, kind, options.onDropped);
   const { signal } = options;
-  const onAbort = () => inbox.end(new AppError('UNAVAILABLE', 'The client went away'));
+  const onAbort = () => inbox.end(abortReason('The client went away'));
   if (signal?.aborted) onAbort();
   signal?.addEventListener('abort', onAbort, { once: true });
   return inbox;

@@ -24,6 +24,10 @@ export interface SseReader {
   headers: Headers;
   /** Every event received so far, in order (pings included). */
   events: SseEvent[];
+  /** How many `message` (data) events arrived so far. */
+  readonly messages: number;
+  /** Resolves once `predicate` holds; it is checked after each chunk read, not per event. */
+  until(predicate: () => boolean, timeoutMs?: number): Promise<void>;
   /** Resolves with the first event after index `from` matching `match`. */
   waitFor(
     match: (event: SseEvent) => boolean,
@@ -47,6 +51,7 @@ export async function openSse(
   const events: SseEvent[] = [];
   const waiters = new Set<() => void>();
   let done = false;
+  let messages = 0;
   const ended = (async () => {
     const decoder = new TextDecoder();
     let buffer = '';
@@ -70,8 +75,9 @@ export async function openSse(
           }
           event.data = data.join('\n');
           events.push(event);
-          for (const wake of [...waiters]) wake();
+          if (event.event === 'message') messages += 1;
         }
+        for (const wake of [...waiters]) wake();
       }
     } catch {
       // Aborted by close(), or the connection was cut.
@@ -84,6 +90,32 @@ export async function openSse(
     status: response.status,
     headers: response.headers,
     events,
+    get messages() {
+      return messages;
+    },
+    until(predicate, timeoutMs = 5_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (predicate()) {
+            cleanup();
+            resolve();
+          } else if (done) {
+            cleanup();
+            reject(new Error(`stream ended first after ${messages} messages`));
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`condition not met in ${timeoutMs} ms (${messages} messages)`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
     ended,
     close: () => controller.abort(),
     waitFor(match, timeoutMs = 5_000, from = 0) {
