@@ -16,6 +16,7 @@ import { ConfigError, DEV_ISSUER, type AuthConfig } from '../config.js';
 import { AppError } from '../errors.js';
 import { MAX_TOKEN_LENGTH } from './bearer.js';
 import { DEV_ALG, loadOrCreateDevKey } from './dev-idp.js';
+import { subjectProblem } from './subject.js';
 
 /** Who a verified token speaks for. Users are keyed by (`issuer`, `subject`). */
 export interface Principal {
@@ -157,8 +158,9 @@ function tokenVerifier(
         throw toAuthError(error);
       }
       const { iss, sub, exp } = payload;
-      if (typeof sub !== 'string' || sub === '') {
-        throw unauthenticated('The token has no subject ("sub" claim)');
+      const problem = subjectProblem(sub);
+      if (problem !== undefined || typeof sub !== 'string') {
+        throw unauthenticated(problem ?? 'The token has no subject ("sub" claim)');
       }
       // jose has checked both; this only makes the types (and any regression) explicit.
       if (iss !== issuer || typeof exp !== 'number') {

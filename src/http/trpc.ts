@@ -4,8 +4,7 @@ import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import { appRouter } from '../../routers/index.js';
 import { contextFactory, type AppDeps } from '../context.js';
 import { errorHeaders, toAppError } from '../error-mapping.js';
-import { BODY_LIMIT_BYTES, bodyParserError } from './json-body.js';
-import { assertJsonDepth } from './security.js';
+import { BODY_LIMIT_BYTES, bodyParserError, verifyJsonBytes } from './json-body.js';
 import { trpcFastPath } from './trpc-fast.js';
 
 /**
@@ -17,8 +16,7 @@ export function trpcBodyGuard(): RequestHandler {
   const read = express.text({
     limit: BODY_LIMIT_BYTES,
     type: () => true,
-    verify: (_req, _res, buf, encoding) =>
-      assertJsonDepth(buf.toString(encoding as BufferEncoding)),
+    verify: verifyJsonBytes,
   });
   return (req, res, next) =>
     read(req, res, (err?: unknown) => next(err ? bodyParserError(err) : undefined));
