@@ -1,20 +1,9 @@
 import { z } from 'zod';
-import type { ProfileFields } from '../../db/schema.js';
+import { PROFILE_FIELDS, type ProfileField, type ProfileFields } from '../../db/schema.js';
 import { validationError, type Issue } from '../errors.js';
 
-/** The eight profile fields, in the order the contract lists them. */
-export const PROFILE_FIELDS = [
-  'name',
-  'handle',
-  'location',
-  'favoriteSport',
-  'favoriteTeam',
-  'favoritePlayer',
-  'rivalTeam',
-  'profileUrl',
-] as const satisfies readonly (keyof ProfileFields)[];
-
-export type ProfileField = (typeof PROFILE_FIELDS)[number];
+// Defined with the table types (db/ imports nothing from src/); re-exported for the domain.
+export { PROFILE_FIELDS, type ProfileField };
 
 /** A partial write: a field that is absent stays as it is; `null` clears it. */
 export type ProfilePatch = Partial<ProfileFields>;
