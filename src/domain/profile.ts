@@ -16,8 +16,11 @@ export const PROFILE_FIELDS = [
 
 export type ProfileField = (typeof PROFILE_FIELDS)[number];
 
-/** A partial write: a field that is absent stays as it is; `null` clears it. */
-export type ProfilePatch = Partial<ProfileFields>;
+/**
+ * A partial write: a field that is absent (or `undefined`, as zod's optional
+ * fields are typed) stays as it is; `null` clears it.
+ */
+export type ProfilePatch = { [F in keyof ProfileFields]?: ProfileFields[F] | undefined };
 
 export const EMPTY_PROFILE: ProfileFields = Object.freeze({
   name: null,
