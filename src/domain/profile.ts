@@ -5,8 +5,11 @@ import { validationError, type Issue } from '../errors.js';
 // Defined with the table types (db/ imports nothing from src/); re-exported for the domain.
 export { PROFILE_FIELDS, type ProfileField };
 
-/** A partial write: a field that is absent stays as it is; `null` clears it. */
-export type ProfilePatch = Partial<ProfileFields>;
+/**
+ * A partial write: a field that is absent (or `undefined`, as zod's optional
+ * fields are typed) stays as it is; `null` clears it.
+ */
+export type ProfilePatch = { [F in keyof ProfileFields]?: ProfileFields[F] | undefined };
 
 export const EMPTY_PROFILE: ProfileFields = Object.freeze({
   name: null,
