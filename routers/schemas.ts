@@ -5,7 +5,7 @@ import {
   MAX_CURSOR_LENGTH,
 } from '../src/domain/cursor.js';
 import { profileFieldSchemas, teamFilterSchema, type ProfileField } from '../src/domain/profile.js';
-import { ERROR_CODES } from '../src/errors.js';
+import { ERROR_CODES } from '../src/app-error.js';
 
 /**
  * Input and output schemas of every router. Each carries an `id`, so openapi.json

@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { isDatabaseUnavailable } from '../db/queries/errors.js';
-import { AppError, validationError, type ErrorCode, type Issue } from './errors.js';
+import { AppError, validationError, type ErrorCode, type Issue } from './app-error.js';
 
 /**
  * The one table from contract codes to tRPC codes and HTTP statuses

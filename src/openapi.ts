@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { appRouter } from '../routers/index.js';
 import { ErrorEnvelopeSchema } from '../routers/schemas.js';
 import { ERROR_TABLE, type ErrorBody } from './error-mapping.js';
-import { ERROR_CODES, type ErrorCode } from './errors.js';
+import { ERROR_CODES, type ErrorCode } from './app-error.js';
 
 export const API_VERSION = '1.0.0';
 

@@ -3,7 +3,7 @@ import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { PROFILE_FIELDS } from '../../src/domain/profile.js';
 import type { StoredQuest } from '../../src/domain/quests.js';
 import { preparedStatement } from '../prepared.js';
-import { AppError } from '../../src/errors.js';
+import { AppError } from '../../src/app-error.js';
 import type { Database, ProfileFields, ProfileRow, UserRow } from '../schema.js';
 import { isUniqueViolation } from './errors.js';
 

@@ -13,7 +13,7 @@ import {
   type RemoteJWKSet,
 } from 'jose';
 import { ConfigError, DEV_ISSUER, type AuthConfig } from '../config.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../app-error.js';
 import { MAX_TOKEN_LENGTH } from './bearer.js';
 import { DEV_ALG, loadOrCreateDevKey } from './dev-idp.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ProfileFields } from '../../db/schema.js';
-import { validationError, type Issue } from '../errors.js';
+import { validationError, type Issue } from '../app-error.js';
 
 /** The eight profile fields, in the order the contract lists them. */
 export const PROFILE_FIELDS = [

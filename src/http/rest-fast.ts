@@ -5,8 +5,8 @@ import {
 } from '@trpc/server/unstable-core-do-not-import';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { appRouter } from '../../routers/index.js';
-import { contextFactory, type AppDeps, type Context } from '../context.js';
-import type { AppError } from '../errors.js';
+import { contextFactory, type AppDeps, type Context } from '../trpc/context.js';
+import type { AppError } from '../app-error.js';
 import { errorBody, errorHeaders, errorStatus, toAppError } from '../error-mapping.js';
 
 interface Route {

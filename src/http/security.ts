@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import cors from 'cors';
 import type { RequestHandler } from 'express';
 import helmet from 'helmet';
-import { AppError } from '../errors.js';
+import { AppError } from '../app-error.js';
 import { errorBody, errorStatus } from '../error-mapping.js';
 import type { Logger } from '../logger.js';
 

@@ -8,7 +8,7 @@ import {
   type AnyProcedure,
 } from '@trpc/server/unstable-core-do-not-import';
 import { appRouter } from '../../routers/index.js';
-import { contextFactory, type AppDeps, type Context } from '../context.js';
+import { contextFactory, type AppDeps, type Context } from '../trpc/context.js';
 
 const config = appRouter._def._config;
 

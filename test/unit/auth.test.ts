@@ -24,7 +24,7 @@ import {
   type AuthVerifier,
 } from '../../src/auth/verifier.js';
 import { ConfigError, DEV_ISSUER, type AuthConfig } from '../../src/config.js';
-import { AppError } from '../../src/errors.js';
+import { AppError } from '../../src/app-error.js';
 import {
   hs256With,
   signWithForeignKey,

@@ -11,7 +11,7 @@ import {
   TAGS,
 } from '../../src/openapi.js';
 import { ERROR_TABLE } from '../../src/error-mapping.js';
-import { ERROR_CODES } from '../../src/errors.js';
+import { ERROR_CODES } from '../../src/app-error.js';
 import { createResponseChecker } from '../helpers/openapi-conformance.js';
 
 const document = JSON.parse(await readFile(OPENAPI_PATH, 'utf8')) as OpenAPIObject;

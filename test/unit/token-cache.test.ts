@@ -3,7 +3,7 @@ import { withTokenCache } from '../../src/auth/token-cache.js';
 import { createAuthVerifier, type AuthVerifier } from '../../src/auth/verifier.js';
 import { createBoundedCache } from '../../src/bounded-cache.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { AppError } from '../../src/errors.js';
+import { AppError } from '../../src/app-error.js';
 import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer.js';
 
 let issuer: TokenIssuer;

@@ -2,9 +2,9 @@ import express, { type Request, type RequestHandler } from 'express';
 import type { TRPCError } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import { appRouter } from '../../routers/index.js';
-import { contextFactory, type AppDeps } from '../context.js';
+import { contextFactory, type AppDeps } from '../trpc/context.js';
 import { errorHeaders, toAppError } from '../error-mapping.js';
-import { BODY_LIMIT_BYTES, bodyParserError } from './json-body.js';
+import { BODY_LIMIT_BYTES, bodyParserError } from './body.js';
 import { assertJsonDepth } from './security.js';
 import { trpcFastPath } from './trpc-fast.js';
 

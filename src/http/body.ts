@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { AppError } from '../errors.js';
+import { AppError } from '../app-error.js';
 import { assertJsonDepth, TOO_DEEP_MESSAGE } from './security.js';
 
 /** The contract's body limit (DESIGN §7). */

@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
 import { appRouter } from '../../routers/index.js';
-import { contextFactory, type AppDeps, type Context } from '../context.js';
-import type { AppError } from '../errors.js';
+import { contextFactory, type AppDeps, type Context } from '../trpc/context.js';
+import type { AppError } from '../app-error.js';
 import { errorBody, errorHeaders, errorStatus, toAppError } from '../error-mapping.js';
 import { restFastPath } from './rest-fast.js';
 
