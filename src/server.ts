@@ -4,7 +4,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { createApp } from './app.js';
 import { createAuthVerifier } from './auth/verifier.js';
 import { ConfigError, loadConfig } from './config.js';
-import { hardenServer } from './http/security.js';
+import { hardenServer } from './http/client-error.js';
 import { createLogger } from './logger.js';
 
 /**

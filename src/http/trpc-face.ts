@@ -1,28 +1,11 @@
-import express, { type Request, type RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { TRPCError } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import { appRouter } from '../../routers/index.js';
 import { contextFactory, type AppDeps } from '../trpc/context.js';
 import { errorHeaders, toAppError } from '../error-mapping.js';
-import { BODY_LIMIT_BYTES, bodyParserError } from './body.js';
-import { assertJsonDepth } from './security.js';
+import { BODY_LIMIT_BYTES } from './body.js';
 import { trpcFastPath } from './trpc-fast.js';
-
-/**
- * Reads a /trpc body as text (≤ 16 KiB, nesting ≤ 32) before tRPC parses it,
- * so both faces share the body limits; tRPC uses a string `req.body` as is.
- * Failures leave through the app's error handler as the envelope.
- */
-export function trpcBodyGuard(): RequestHandler {
-  const read = express.text({
-    limit: BODY_LIMIT_BYTES,
-    type: () => true,
-    verify: (_req, _res, buf, encoding) =>
-      assertJsonDepth(buf.toString(encoding as BufferEncoding)),
-  });
-  return (req, res, next) =>
-    read(req, res, (err?: unknown) => next(err ? bodyParserError(err) : undefined));
-}
 
 /**
  * The tRPC face at /trpc: same procedures, the standard tRPC wire format.

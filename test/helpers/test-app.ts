@@ -9,7 +9,7 @@ import type { Database } from '../../db/schema.js';
 import { createApp } from '../../src/app.js';
 import { createAuthVerifier } from '../../src/auth/verifier.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { hardenServer } from '../../src/http/security.js';
+import { hardenServer } from '../../src/http/client-error.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestDatabase, type TestDatabase } from './test-db.js';
 import { assertResponseConforms } from './openapi-conformance.js';
