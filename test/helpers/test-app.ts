@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { AppRouter } from '../../routers/index.js';
 import type { Database } from '../../db/schema.js';
 import { createApp } from '../../src/app.js';
-import { createAuthVerifier } from '../../src/auth/verifier.js';
+import { createAuthVerifier } from '../../src/auth/key-sources.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { hardenServer } from '../../src/http/client-error.js';
 import { createLogger } from '../../src/logger.js';
