@@ -1,5 +1,6 @@
 import express, { type Express } from 'express';
 import type { DatabaseHandle } from '../db/database.js';
+import { appRouter } from '../routers/index.js';
 import { withTokenCache } from './auth/token-cache.js';
 import { createUserIdResolver } from './auth/user-ids.js';
 import type { AuthVerifier } from './auth/verifier.js';
@@ -28,6 +29,8 @@ export interface AppOptions {
 /**
  * Builds the Express app. No side effects: nothing listens, nothing connects;
  * the server entry and the tests both call this with their own collaborators.
+ * This is the composition root: the only file under src/ that imports
+ * routers/; the faces and the OpenAPI builder are handed the router.
  */
 export function createApp({ config, database, verifier, logger }: AppOptions): Express {
   const deps: AppDeps = {
@@ -38,7 +41,7 @@ export function createApp({ config, database, verifier, logger }: AppOptions): E
     userRateLimiter: createRateLimiter(config.rateLimit.perUser),
     userIds: createUserIdResolver(),
   };
-  const openApiDocument = buildOpenApiDocument();
+  const openApiDocument = buildOpenApiDocument(appRouter);
 
   const app = express();
   app.disable('x-powered-by');
@@ -68,9 +71,9 @@ export function createApp({ config, database, verifier, logger }: AppOptions): E
   app.use('/docs', docsRouter());
 
   const ipLimit = ipRateLimit(createRateLimiter(config.rateLimit.perIp), config.rateLimit.perIp);
-  app.use('/trpc', ipLimit, trpcBodyGuard(), trpcHandler(deps));
+  app.use('/trpc', ipLimit, trpcBodyGuard(), trpcHandler(deps, appRouter));
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.
-  app.use(ipLimit, jsonBody(), restHandler(deps));
+  app.use(ipLimit, jsonBody(), restHandler(deps, appRouter));
   app.use(errorHandler);
   return app;
 }

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
-import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
-import { appRouter } from '../../routers/index.js';
+import { createOpenApiExpressMiddleware, type OpenApiRouter } from 'trpc-to-openapi';
 import { contextFactory, type AppDeps, type Context } from '../trpc/context.js';
 import type { AppError } from '../app-error.js';
 import { errorBody, errorHeaders, errorStatus, toAppError } from '../error-mapping.js';
@@ -15,10 +14,10 @@ import { restFastPath } from './rest-fast.js';
  * so this must be the last route. The documented JSON mutations are answered
  * by restFastPath first, with the same procedures, meta and envelope.
  */
-export function restHandler(deps: AppDeps): RequestHandler {
+export function restHandler(deps: AppDeps, router: OpenApiRouter): RequestHandler {
   const failures = new WeakMap<IncomingMessage, AppError>();
   const handler = createOpenApiExpressMiddleware({
-    router: appRouter,
+    router,
     createContext: contextFactory(deps),
     onError: ({ error, req }) => {
       const appError = toAppError(error);
@@ -40,7 +39,7 @@ export function restHandler(deps: AppDeps): RequestHandler {
     },
   });
 
-  const fast = restFastPath(deps, (appError, cause, req) => {
+  const fast = restFastPath(deps, router, (appError, cause, req) => {
     if (appError.code === 'INTERNAL') req.log.error({ err: cause }, 'internal error');
   });
   const adapter: RequestHandler = (req, res, next) => {
