@@ -2,7 +2,7 @@ import { z } from 'zod';
 import ipaddr from 'ipaddr.js';
 import { PROFILE_FIELDS, type ProfileField, type ProfileFields } from '../../db/schema.js';
 import { teamKey } from '../../db/team-key.js';
-import { validationError, type Issue } from '../errors.js';
+import { validationError, type Issue } from '../app-error.js';
 import { cleanText, textProblem } from './text.js';
 
 // Defined with the table types (db/ imports nothing from src/); re-exported for the domain.

@@ -16,7 +16,7 @@ import {
   type QuestDefinition,
   type StoredQuest,
 } from '../domain/quests.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../app-error.js';
 
 /** How many ledger entries a response carries (DESIGN §4). */
 export const POINTS_HISTORY_LIMIT = 20;

@@ -1,40 +1,24 @@
-import express, { type Request, type RequestHandler } from 'express';
-import type { TRPCError } from '@trpc/server';
+import type { Request, RequestHandler } from 'express';
+import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
-import { appRouter } from '../../routers/index.js';
-import { contextFactory, type AppDeps } from '../context.js';
+import { contextFactory, type AppDeps } from '../trpc/context.js';
 import { errorHeaders, toAppError } from '../error-mapping.js';
-import { BODY_LIMIT_BYTES, bodyParserError, verifyJsonBytes } from './json-body.js';
+import { BODY_LIMIT_BYTES } from './body.js';
 import { trpcFastPath } from './trpc-fast.js';
-
-/**
- * Reads a /trpc body as text (≤ 16 KiB, nesting ≤ 32) before tRPC parses it,
- * so both faces share the body limits; tRPC uses a string `req.body` as is.
- * Failures leave through the app's error handler as the envelope.
- */
-export function trpcBodyGuard(): RequestHandler {
-  const read = express.text({
-    limit: BODY_LIMIT_BYTES,
-    type: () => true,
-    verify: verifyJsonBytes,
-  });
-  return (req, res, next) =>
-    read(req, res, (err?: unknown) => next(err ? bodyParserError(err) : undefined));
-}
 
 /**
  * The tRPC face at /trpc: same procedures, the standard tRPC wire format.
  * Single JSON mutations take the fast path (trpc-fast.ts); everything else,
  * and every edge case, goes through tRPC's adapter.
  */
-export function trpcHandler(deps: AppDeps): RequestHandler {
+export function trpcHandler(deps: AppDeps, router: AnyTRPCRouter): RequestHandler {
   const onError = (error: TRPCError, req: Request) => {
     if (toAppError(error).code === 'INTERNAL')
       req.log.error({ err: error.cause ?? error }, 'internal error');
   };
   const headersFor = (error: TRPCError) => errorHeaders(toAppError(error));
   const adapter = createExpressMiddleware({
-    router: appRouter,
+    router,
     createContext: contextFactory(deps),
     maxBodySize: BODY_LIMIT_BYTES,
     onError: ({ error, req }) => onError(error, req),
@@ -43,6 +27,6 @@ export function trpcHandler(deps: AppDeps): RequestHandler {
       return error ? { headers: headersFor(error) } : {};
     },
   });
-  const fast = trpcFastPath(deps, { onError, errorHeaders: headersFor });
+  const fast = trpcFastPath(deps, router, { onError, errorHeaders: headersFor });
   return (req, res, next) => fast(req, res, () => void adapter(req, res, next));
 }
