@@ -2,7 +2,7 @@ import { tracked } from '@trpc/server';
 import type { z } from 'zod';
 import type { OutboxEvent } from '../db/queries/events.js';
 import { boardEvents, userEvents, type UserStreamItem } from '../src/live/streams.js';
-import { protectedProcedure, router } from '../src/trpc.js';
+import { protectedProcedure, router } from '../src/trpc/init.js';
 import { toLeaderboardEntry } from './dto.js';
 import {
   LeaderboardEventsInput,

@@ -1,7 +1,8 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { z } from 'zod';
 import { isDatabaseUnavailable } from '../db/queries/errors.js';
-import { AppError, validationError, type ErrorCode, type Issue } from './errors.js';
+import { AppError, ERROR_CODES, validationError, type ErrorCode, type Issue } from './app-error.js';
 
 /**
  * The one table from contract codes to tRPC codes and HTTP statuses
@@ -11,6 +12,7 @@ export const ERROR_TABLE: Record<ErrorCode, { trpc: TRPC_ERROR_CODE_KEY; status:
   VALIDATION_FAILED: { trpc: 'BAD_REQUEST', status: 400 },
   UNAUTHENTICATED: { trpc: 'UNAUTHORIZED', status: 401 },
   NOT_FOUND: { trpc: 'NOT_FOUND', status: 404 },
+  METHOD_NOT_ALLOWED: { trpc: 'METHOD_NOT_SUPPORTED', status: 405 },
   HANDLE_TAKEN: { trpc: 'CONFLICT', status: 409 },
   PAYLOAD_TOO_LARGE: { trpc: 'PAYLOAD_TOO_LARGE', status: 413 },
   UNSUPPORTED_MEDIA_TYPE: { trpc: 'UNSUPPORTED_MEDIA_TYPE', status: 415 },
@@ -70,11 +72,22 @@ export function errorStatus(error: AppError): number {
   return ERROR_TABLE[error.code].status;
 }
 
-/** The documented error envelope (DESIGN §7). */
-export interface ErrorBody {
-  success: false;
-  error: { code: ErrorCode; message: string; issues?: Issue[] };
-}
+/** The error envelope (DESIGN §7); openapi.json documents every error response with it. */
+export const ErrorEnvelopeSchema = z
+  .object({
+    success: z.literal(false),
+    error: z.object({
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+      issues: z
+        .array(z.object({ path: z.string(), message: z.string() }))
+        .optional()
+        .meta({ description: 'Validation problems, one per field' }),
+    }),
+  })
+  .meta({ id: 'ErrorEnvelope' });
+
+export type ErrorBody = z.infer<typeof ErrorEnvelopeSchema>;
 
 export function errorBody(error: AppError): ErrorBody {
   return {
@@ -94,6 +107,7 @@ export function errorHeaders(error: AppError): Record<string, string> {
     // RFC 6750 §3: tell the client its bearer token is the problem.
     headers['WWW-Authenticate'] = 'Bearer error="invalid_token"';
   }
+  if (error.allow) headers.Allow = error.allow.join(', ');
   if (error.retryAfterSeconds !== undefined) {
     headers['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
   }

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type QueryCreator } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 
 /**
@@ -34,43 +34,48 @@ export type OutboxNotification =
   | { u: string; from: string; to: string };
 
 /**
+ * The NOTIFY of one write's events: a SELECT over `source`, a CTE (or table)
+ * of inserted live_events rows of one user. One notification per write,
+ * none when `source` is empty. Reference it from the statement's final
+ * SELECT: a plain SELECT CTE that nothing reads is never run.
+ */
+export function notificationOf(source: string): RawBuilder<unknown> {
+  const rows = sql.id(source);
+  return sql`SELECT pg_notify(${LIVE_CHANNEL},
+      CASE WHEN octet_length(m.whole) <= ${NOTIFY_FULL_LIMIT} THEN m.whole ELSE m.ids END)
+    FROM (
+      SELECT json_build_object(
+          'u', min(r.user_id::text),
+          'e', json_agg(json_build_object(
+            'id', r.id::text, 'type', r.type, 'payload', r.payload, 'at', r.created_at) ORDER BY r.id)
+        )::text AS whole,
+        json_build_object(
+          'u', min(r.user_id::text), 'from', min(r.id)::text, 'to', max(r.id)::text)::text AS ids
+      FROM ${rows} r
+      HAVING count(*) > 0
+    ) m`;
+}
+
+/**
  * The statement that appends one user's events to the outbox and notifies
- * listeners (one notification per write). Run it inside the write's
- * transaction, after the rows it announces are written.
+ * listeners, for writes outside the user write statement (tools, tests).
  */
 export function appendEvents(
-  db: QueryCreator<Database>,
   userId: string,
   events: readonly { type: string; payload: unknown }[],
-) {
-  const rows = events.map((event) => ({
-    userId,
-    type: event.type,
-    payload: JSON.stringify(event.payload),
-  }));
-  return db
-    .with('inserted', (qc) =>
-      qc
-        .insertInto('liveEvents')
-        .values(rows)
-        .returning(['id', 'userId', 'type', 'payload', 'createdAt']),
-    )
-    .with('message', (qc) =>
-      qc.selectFrom('inserted').select([
-        sql<string>`json_build_object(
-            'u', min(user_id::text),
-            'e', json_agg(json_build_object(
-              'id', id::text, 'type', type, 'payload', payload, 'at', created_at) ORDER BY id)
-          )::text`.as('whole'),
-        sql<string>`json_build_object(
-            'u', min(user_id::text), 'from', min(id)::text, 'to', max(id)::text)::text`.as('ids'),
-      ]),
-    )
-    .selectFrom('message')
-    .select(
-      sql<string>`pg_notify(${LIVE_CHANNEL}, CASE WHEN octet_length(whole) <= ${NOTIFY_FULL_LIMIT}
-        THEN whole ELSE ids END)`.as('notified'),
-    );
+): RawBuilder<{ notified: string }> {
+  const rows = JSON.stringify(
+    events.map((event, ord) => ({ ord, type: event.type, payload: event.payload })),
+  );
+  return sql<{ notified: string }>`WITH inserted AS (
+      INSERT INTO live_events (user_id, type, payload)
+      SELECT ${userId}::uuid, e.type, e.payload
+      FROM jsonb_to_recordset(${rows}::jsonb) AS e(ord integer, type text, payload jsonb)
+      ORDER BY e.ord
+      RETURNING id, user_id, type, payload, created_at
+    ),
+    notified AS (${notificationOf('inserted')})
+    SELECT count(*) AS notified FROM notified`;
 }
 
 /** Runs `appendEvents`; nothing happens for an empty list. */
@@ -80,7 +85,7 @@ export async function recordEvents(
   events: readonly { type: string; payload: unknown }[],
 ): Promise<void> {
   if (events.length === 0) return;
-  await appendEvents(trx, userId, events).execute();
+  await appendEvents(userId, events).execute(trx);
 }
 
 const outboxColumns = ['id', 'userId', 'type', 'payload', 'createdAt'] as const;

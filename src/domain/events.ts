@@ -48,25 +48,16 @@ export type NewLiveEvent =
 /** A stored event: the outbox id (a decimal string) and the commit's time. */
 export type LiveEvent = NewLiveEvent & { id: string; userId: string; createdAt: Date };
 
-/** The user's rank on each board they are on, before or after a write. */
-export interface BoardRanks {
-  global: number | null;
-  /** The fan board of the user's favorite team (null when no team is set). */
-  team: { name: string; rank: number | null } | null;
-}
-
 /**
  * The events of one quest sync, in the order they happened: for each newly
- * completed quest its completion then its award (with the balance after it),
- * then the user's rank on each board whose rank moved. Only the writing
- * user's own ranks are announced; users pushed down a place by this write are
- * not (docs/LIVE.md).
+ * completed quest its completion, then its award with the balance after it.
+ * The write statement adds the user's own rank moves after them
+ * (db/queries/user-write.ts); users pushed down a place by this write are not
+ * told (docs/LIVE.md). `quest.completedAt` is replaced by the statement's clock.
  */
 export function eventsOfQuestSync(input: {
   completed: readonly { quest: QuestDefinition; state: StoredQuest }[];
   balanceBefore: number;
-  ranksBefore: BoardRanks;
-  ranksAfter: BoardRanks;
 }): NewLiveEvent[] {
   const events: NewLiveEvent[] = [];
   let balance = input.balanceBefore;
@@ -77,28 +68,6 @@ export function eventsOfQuestSync(input: {
       type: 'points_awarded',
       data: { delta: quest.points, balance, questId: quest.id },
     });
-  }
-  const { ranksBefore: before, ranksAfter: after } = input;
-  if (after.global !== null && after.global !== before.global) {
-    events.push({
-      type: 'rank_changed',
-      data: { board: 'global', team: null, rank: after.global, previousRank: before.global },
-    });
-  }
-  if (after.team?.rank != null) {
-    // A different team before means the user just joined this board.
-    const previous = before.team?.name === after.team.name ? before.team.rank : null;
-    if (previous !== after.team.rank) {
-      events.push({
-        type: 'rank_changed',
-        data: {
-          board: 'team',
-          team: after.team.name,
-          rank: after.team.rank,
-          previousRank: previous,
-        },
-      });
-    }
   }
   return events;
 }

@@ -7,7 +7,7 @@ import {
   type OutboxNotification,
 } from '../../db/queries/events.js';
 import type { Unlisten } from '../../db/listener.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../app-error.js';
 import type { Logger } from '../logger.js';
 
 export interface HubLimits {

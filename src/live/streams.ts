@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { eventsAfter, hasEvent, type OutboxEvent } from '../../db/queries/events.js';
 import { leaderboardPage, type RankedEntry } from '../../db/queries/leaderboard.js';
 import type { Database } from '../../db/schema.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../app-error.js';
 import { abortReason, type LiveHub, type StreamInbox } from './hub.js';
 
 /** Events read from the outbox per query while replaying. */

@@ -20,7 +20,7 @@ export interface paths {
         head?: never;
         /**
          * Update the signed-in user’s profile
-         * @description Changes any of the eight profile fields and returns the full user. Works before onboarding (the profile is created on first write). After onboarding, quests are synced and their points awarded in the same transaction. A write that changes nothing leaves updatedAt alone.
+         * @description Changes any of the eight profile fields and returns the full user. Works before onboarding (the profile is created on first write). After onboarding, quests are synced and their points awarded in the same atomic write. A write that changes nothing leaves updatedAt alone.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -36,7 +36,7 @@ export interface paths {
         put?: never;
         /**
          * Onboard the signed-in user
-         * @description Sets the given profile fields, marks the user onboarded, syncs quests (awarding their points through the ledger) and makes sure the user has a leaderboard entry, all in one transaction. Idempotent: repeating it applies new field values but never awards the same points twice. 201 the first time, 200 after.
+         * @description Sets the given profile fields, marks the user onboarded, syncs quests (awarding their points through the ledger) and makes sure the user has a leaderboard entry, all in one atomic write. Idempotent: repeating it applies new field values but never awards the same points twice. 201 the first time, 200 after.
          */
         post: operations["onboardProfile"];
         delete?: never;
@@ -276,6 +276,13 @@ export interface components {
          * @example {
          *       "success": false,
          *       "error": {
+         *         "code": "METHOD_NOT_ALLOWED",
+         *         "message": "DELETE is not supported on /api/user/profile: use POST"
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
          *         "code": "HANDLE_TAKEN",
          *         "message": "The handle \"ann\" is taken"
          *       }
@@ -321,7 +328,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "NOT_FOUND" | "HANDLE_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
+                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HANDLE_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
                 message: string;
                 /** @description Validation problems, one per field */
                 issues?: {
@@ -427,9 +434,9 @@ export interface operations {
                     favoriteTeam?: string | null;
                     /** @description Up to 100 characters. null or "" clears it. */
                     favoritePlayer?: string | null;
-                    /** @description Up to 100 characters; may not equal favoriteTeam (ignoring case). null or "" clears it. */
+                    /** @description Up to 100 characters; may not be the same team as favoriteTeam (compared ignoring case, compatibility forms and invisible characters). null or "" clears it. */
                     rivalTeam?: string | null;
-                    /** @description Absolute https: URL, at most 2048 characters. null or "" clears it. */
+                    /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
                     profileUrl?: string | null;
                 };
             };
@@ -550,7 +557,7 @@ export interface operations {
                     favoriteTeam?: string | null;
                     /** @description Up to 100 characters. null or "" clears it. */
                     favoritePlayer?: string | null;
-                    /** @description Absolute https: URL, at most 2048 characters. null or "" clears it. */
+                    /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
                     profileUrl?: string | null;
                 };
             };

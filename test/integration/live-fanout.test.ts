@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../db/database.js';
 import { recordEvents } from '../../db/queries/events.js';
-import { SSE_PING_MS } from '../../src/trpc.js';
+import { SSE_PING_MS } from '../../src/trpc/init.js';
 import { Collector, dataEvents, liveClient, openSse } from '../helpers/live.js';
 import { startServerProcess, waitForExit } from '../helpers/server-process.js';
 import { createTestDatabase, testDbKind } from '../helpers/test-db.js';

@@ -7,6 +7,7 @@ export const ERROR_CODES = [
   'VALIDATION_FAILED',
   'UNAUTHENTICATED',
   'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
   'HANDLE_TAKEN',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
@@ -27,6 +28,8 @@ export interface AppErrorOptions {
   issues?: Issue[];
   /** Seconds a client should wait before retrying (RATE_LIMITED, UNAVAILABLE). */
   retryAfterSeconds?: number;
+  /** The methods the path does answer (METHOD_NOT_ALLOWED), sent as the `Allow` header. */
+  allow?: readonly string[];
   cause?: unknown;
 }
 
@@ -34,6 +37,7 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly issues: Issue[] | undefined;
   readonly retryAfterSeconds: number | undefined;
+  readonly allow: readonly string[] | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -41,6 +45,7 @@ export class AppError extends Error {
     this.code = code;
     this.issues = options.issues;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.allow = options.allow;
   }
 }
 

@@ -1,0 +1,118 @@
+import type { IncomingMessage } from 'node:http';
+import type { RequestHandler } from 'express';
+import {
+  createOpenApiExpressMiddleware,
+  forEachOpenApiProcedure,
+  getPathRegExp,
+  normalizePath,
+  type OpenApiProcedureRecord,
+  type OpenApiRouter,
+} from 'trpc-to-openapi';
+import { contextFactory, type AppDeps, type Context } from '../trpc/context.js';
+import { AppError } from '../app-error.js';
+import { errorBody, errorHeaders, errorStatus, toAppError } from '../error-mapping.js';
+import { restFastPath } from './rest-fast.js';
+import { sendError } from './send-error.js';
+
+interface PathMethods {
+  template: string;
+  pattern: RegExp;
+  methods: string[];
+}
+
+/**
+ * Every documented path with the methods it answers, read from the procedures'
+ * OpenAPI meta and matched the way the adapter matches them (its own
+ * `normalizePath` and `getPathRegExp`), so a new operation needs nothing here.
+ */
+export function documentedPaths(procedures: OpenApiProcedureRecord): PathMethods[] {
+  const byPath = new Map<string, PathMethods>();
+  forEachOpenApiProcedure(procedures, ({ type, meta: { openapi } }) => {
+    if (type === 'subscription') return; // the adapter serves none
+    const template = normalizePath(openapi.path);
+    const entry = byPath.get(template) ?? {
+      template,
+      pattern: getPathRegExp(template),
+      methods: [],
+    };
+    if (!entry.methods.includes(openapi.method)) entry.methods.push(openapi.method);
+    byPath.set(template, entry);
+  });
+  return [...byPath.values()];
+}
+
+/**
+ * METHOD_NOT_ALLOWED (405, with `Allow`) for a method a documented path does
+ * not answer; undefined for a documented method or an unknown path (the
+ * adapter answers those). HEAD is left to the adapter, as before.
+ */
+export function methodNotAllowed(
+  paths: readonly PathMethods[],
+  method: string,
+  url: string,
+): AppError | undefined {
+  if (method === 'HEAD') return undefined;
+  const path = normalizePath(new URL(url, 'http://localhost').pathname);
+  const known = paths.filter((entry) => entry.pattern.test(path));
+  if (known.length === 0 || known.some((entry) => entry.methods.includes(method))) return undefined;
+  const allow = [...new Set(known.flatMap((entry) => entry.methods))].sort();
+  return new AppError(
+    'METHOD_NOT_ALLOWED',
+    `${method} is not supported on ${path}: use ${allow.join(' or ')}`,
+    { allow },
+  );
+}
+
+/**
+ * The REST face: trpc-to-openapi serves every procedure that has OpenAPI meta
+ * on its documented path. The adapter writes errors in its own shape; we keep
+ * its routing, parsing of inputs and status handling, and replace only the
+ * error body with our envelope (DESIGN §7). A documented path called with
+ * another method answers 405 with `Allow`; unmatched paths answer 404 here,
+ * so this must be the last route. The documented JSON mutations are answered
+ * by restFastPath first, with the same procedures, meta and envelope.
+ */
+export function restHandler(deps: AppDeps, router: OpenApiRouter): RequestHandler {
+  const failures = new WeakMap<IncomingMessage, AppError>();
+  const handler = createOpenApiExpressMiddleware({
+    router,
+    createContext: contextFactory(deps),
+    onError: ({ error, req }) => {
+      const appError = toAppError(error);
+      failures.set(req, appError);
+      if (appError.code === 'INTERNAL') {
+        (req as { log?: AppDeps['logger'] }).log?.error(
+          { err: error.cause ?? error },
+          'internal error',
+        );
+      }
+    },
+    responseMeta: ({ ctx, errors }) => {
+      const error = errors[0];
+      if (error) {
+        const appError = toAppError(error);
+        return { status: errorStatus(appError), headers: errorHeaders(appError) };
+      }
+      return { status: (ctx as Context | undefined)?.response.created ? 201 : 200 };
+    },
+  });
+
+  const fast = restFastPath(deps, router, (appError, cause, req) => {
+    if (appError.code === 'INTERNAL') req.log.error({ err: cause }, 'internal error');
+  });
+  const paths = documentedPaths(router._def.procedures as OpenApiProcedureRecord);
+  const adapter: RequestHandler = (req, res, next) => {
+    const notAllowed = methodNotAllowed(paths, req.method, req.url);
+    if (notAllowed) {
+      sendError(res, notAllowed);
+      return;
+    }
+    const end = res.end.bind(res) as (chunk?: unknown) => typeof res;
+    res.end = ((chunk?: unknown) => {
+      const failure = failures.get(req);
+      return end(failure ? JSON.stringify(errorBody(failure)) : chunk);
+    }) as typeof res.end;
+    handler(req, res).catch(next);
+  };
+  return (req, res, next) => fast(req, res, () => adapter(req, res, next));
+}
