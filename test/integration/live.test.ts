@@ -1,7 +1,9 @@
+import { readFile } from 'node:fs/promises';
+import { EventSource } from 'eventsource';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TRPCClientError } from '@trpc/client';
-import { recordEvents } from '../../db/queries/events.js';
 import { LiveEventSchema } from '../../routers/live-schemas.js';
+import { watchMyEvents } from '../clients/live-client.example.js';
 import { Collector, dataEvents, liveClient, openSse } from '../helpers/live.js';
 import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -366,5 +368,38 @@ describe('limits', () => {
     expect(c2.error).toBeNull();
     for (const stream of [a2, b1, c2]) stream.reader.close();
     await expect.poll(() => limited.live.hub.openStreams, { timeout: 2_000 }).toBe(0);
+  });
+});
+
+describe('README: subscribe from TypeScript', () => {
+  it('shows test/clients/live-client.example.ts byte for byte, and it runs', async () => {
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const example = await readFile(
+      new URL('../clients/live-client.example.ts', import.meta.url),
+      'utf8',
+    );
+    const section = readme.slice(readme.indexOf('\n### Subscribe from TypeScript\n'));
+    expect(section.slice(section.indexOf('```ts\n') + 6).startsWith(`${example}\`\`\``)).toBe(true);
+
+    // Node 20 has no EventSource; browsers and Node 22 do.
+    const global = globalThis as { EventSource?: unknown };
+    const before = global.EventSource;
+    global.EventSource = EventSource;
+    const { token } = await newUser('readme');
+    const received: Array<{ id: string; type: string }> = [];
+    const stop = watchMyEvents(app.url, token, (event) => received.push(event));
+    try {
+      await expect.poll(() => app.live.hub.openStreams, { timeout: 5_000 }).toBeGreaterThan(0);
+      await onboard(token, {});
+      await expect.poll(() => received.length, { timeout: 2_000 }).toBe(3);
+      expect(received.map((event) => event.type)).toEqual([
+        'quest_completed',
+        'points_awarded',
+        'rank_changed',
+      ]);
+    } finally {
+      stop();
+      global.EventSource = before;
+    }
   });
 });
