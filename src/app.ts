@@ -38,7 +38,7 @@ export function createApp({ config, database, verifier, logger }: AppOptions): E
     userRateLimiter: createRateLimiter(config.rateLimit.perUser),
     userIds: createUserIdResolver(),
   };
-  const openApiDocument = buildOpenApiDocument();
+  const openApiDocument = buildOpenApiDocument({ serverUrl: config.publicUrl ?? '/' });
 
   const app = express();
   app.disable('x-powered-by');
@@ -70,7 +70,7 @@ export function createApp({ config, database, verifier, logger }: AppOptions): E
   const ipLimit = ipRateLimit(createRateLimiter(config.rateLimit.perIp), config.rateLimit.perIp);
   app.use('/trpc', ipLimit, trpcBodyGuard(), trpcHandler(deps));
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.
-  app.use(ipLimit, jsonBody(), restHandler(deps));
+  app.use(ipLimit, jsonBody(), restHandler(deps, openApiDocument));
   app.use(errorHandler);
   return app;
 }

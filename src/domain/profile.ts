@@ -60,7 +60,25 @@ export const RESERVED_HANDLES: ReadonlySet<string> = new Set([
 // \p{Cc}: C0 controls, DEL and C1 controls. Refused anywhere in the raw value,
 // even where trimming would remove them: they are never intended text.
 const CONTROL_CHARACTER = /\p{Cc}/u;
-const HANDLE_PATTERN = /^[A-Za-z0-9_]{3,30}$/;
+/**
+ * Length limits in code points, counted after NFC and trimming: the rules below
+ * read them, and so does openapi.json (src/openapi.ts).
+ */
+export const FIELD_LENGTHS = {
+  name: { min: 1, max: 80 },
+  handle: { min: 3, max: 30 },
+  location: { min: 0, max: 100 },
+  favoriteSport: { min: 0, max: 50 },
+  favoriteTeam: { min: 0, max: 100 },
+  favoritePlayer: { min: 0, max: 100 },
+  rivalTeam: { min: 0, max: 100 },
+  profileUrl: { min: 0, max: 2048 },
+} as const satisfies Record<ProfileField, { min: number; max: number }>;
+
+/** A stored handle: letters A–Z, digits and underscores (the leading `@` already dropped). */
+export const HANDLE_PATTERN = new RegExp(
+  `^[A-Za-z0-9_]{${FIELD_LENGTHS.handle.min},${FIELD_LENGTHS.handle.max}}$`,
+);
 
 /** Length in Unicode code points, so an emoji counts as one character. */
 function codePoints(value: string): number {
@@ -109,7 +127,10 @@ const handleRule = z
 
 const profileUrlRule = z
   .string()
-  .refine((value) => value.length <= 2048, 'Must be at most 2048 characters')
+  .refine(
+    (value) => value.length <= FIELD_LENGTHS.profileUrl.max,
+    `Must be at most ${FIELD_LENGTHS.profileUrl.max} characters`,
+  )
   .refine(isHttpsUrl, 'Must be an absolute https: URL without credentials');
 
 function isHttpsUrl(value: string): boolean {
@@ -120,18 +141,33 @@ function isHttpsUrl(value: string): boolean {
 
 /** Per-field input schemas: the single definition of every field rule (DESIGN §3). */
 export const profileFieldSchemas = {
-  name: textField(maxLength(80, 1), 'Display name, 1–80 characters. null or "" clears it.'),
+  name: textField(
+    maxLength(FIELD_LENGTHS.name.max, FIELD_LENGTHS.name.min),
+    'Display name, 1–80 characters. null or "" clears it.',
+  ),
   handle: textField(
     handleRule,
     'Unique handle: 3–30 of A–Z a–z 0–9 _, a leading @ is dropped, unique ignoring case, ' +
       'reserved words refused. Once set it can be changed but not cleared.',
   ),
-  location: textField(maxLength(100), 'Up to 100 characters. null or "" clears it.'),
-  favoriteSport: textField(maxLength(50), 'Up to 50 characters. null or "" clears it.'),
-  favoriteTeam: textField(maxLength(100), 'Up to 100 characters. null or "" clears it.'),
-  favoritePlayer: textField(maxLength(100), 'Up to 100 characters. null or "" clears it.'),
+  location: textField(
+    maxLength(FIELD_LENGTHS.location.max),
+    'Up to 100 characters. null or "" clears it.',
+  ),
+  favoriteSport: textField(
+    maxLength(FIELD_LENGTHS.favoriteSport.max),
+    'Up to 50 characters. null or "" clears it.',
+  ),
+  favoriteTeam: textField(
+    maxLength(FIELD_LENGTHS.favoriteTeam.max),
+    'Up to 100 characters. null or "" clears it.',
+  ),
+  favoritePlayer: textField(
+    maxLength(FIELD_LENGTHS.favoritePlayer.max),
+    'Up to 100 characters. null or "" clears it.',
+  ),
   rivalTeam: textField(
-    maxLength(100),
+    maxLength(FIELD_LENGTHS.rivalTeam.max),
     'Up to 100 characters; may not equal favoriteTeam (ignoring case). null or "" clears it.',
   ),
   profileUrl: textField(
