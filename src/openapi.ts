@@ -1,9 +1,7 @@
-import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
 import { z } from 'zod';
-import { appRouter } from '../routers/index.js';
-import { ErrorEnvelopeSchema } from '../routers/schemas.js';
-import { ERROR_TABLE, type ErrorBody } from './error-mapping.js';
-import { ERROR_CODES, type ErrorCode } from './errors.js';
+import { ERROR_TABLE, ErrorEnvelopeSchema, type ErrorBody } from './error-mapping.js';
+import { ERROR_CODES, type ErrorCode } from './app-error.js';
 import { FIELD_LENGTHS, HANDLE_PATTERN, type ProfileField } from './domain/profile.js';
 import { REQUEST_EXAMPLES, RESPONSE_EXAMPLES, type Examples } from './openapi-examples.js';
 
@@ -232,13 +230,13 @@ interface ProcedureDef {
   _def: { inputs: unknown[]; meta?: { openapi?: { tags?: string[]; errorResponses?: unknown } } };
 }
 
-function procedure(name: string): ProcedureDef | undefined {
-  return (appRouter._def.procedures as Record<string, ProcedureDef | undefined>)[name];
+function procedure(router: OpenApiRouter, name: string): ProcedureDef | undefined {
+  return (router._def.procedures as Record<string, ProcedureDef | undefined>)[name];
 }
 
 /** Whether the procedure's zod input refuses unknown keys (the adapter drops this for refined schemas). */
-function refusesUnknownKeys(procedureName: string): boolean {
-  const input = procedure(procedureName)?._def.inputs[0];
+function refusesUnknownKeys(router: OpenApiRouter, procedureName: string): boolean {
+  const input = procedure(router, procedureName)?._def.inputs[0];
   return input instanceof z.ZodObject && input.def.catchall instanceof z.ZodNever;
 }
 
@@ -249,8 +247,7 @@ function refusesUnknownKeys(procedureName: string): boolean {
  */
 export function metaProblems(
   name: string,
-  meta: { tags?: unknown; errorResponses?: unknown } | undefined = procedure(name)?._def.meta
-    ?.openapi,
+  meta: { tags?: unknown; errorResponses?: unknown } | undefined,
 ): string[] {
   return meta?.tags || meta?.errorResponses
     ? [`${name}: declare tags and errorResponses in OPERATIONS (src/openapi.ts), not in the meta`]
@@ -262,7 +259,10 @@ export function metaProblems(
  * procedure meta that declares what only OPERATIONS may. The generator refuses to write
  * openapi.json while this is not empty, and a unit test fails.
  */
-export function operationTableProblems(document: Pick<OpenAPIObject, 'paths'>): string[] {
+export function operationTableProblems(
+  document: Pick<OpenAPIObject, 'paths'>,
+  router: OpenApiRouter,
+): string[] {
   const ids = listOperations(document)
     .filter(({ path }) => !Object.hasOwn(HEALTH_PATHS, path))
     .map(
@@ -275,7 +275,9 @@ export function operationTableProblems(document: Pick<OpenAPIObject, 'paths'>): 
     ...Object.keys(OPERATIONS)
       .filter((id) => !ids.includes(id))
       .map((id) => `OPERATIONS row ${id} matches no operation`),
-    ...Object.keys(OPERATIONS).flatMap((id) => metaProblems(id)),
+    ...Object.keys(OPERATIONS).flatMap((id) =>
+      metaProblems(id, procedure(router, id)?._def.meta?.openapi),
+    ),
   ];
 }
 
@@ -383,7 +385,7 @@ const HEALTH_SCHEMAS: Record<string, JsonObject> = {
 
 const PROFILE_FIELD_NAMES = Object.keys(FIELD_LENGTHS) as ProfileField[];
 
-/** An https: URL; URL schemes are case-insensitive (WHATWG URL), so the pattern is too. */
+/** An https: URL as a request may spell it: schemes are case-insensitive (WHATWG URL). */
 const HTTPS_SCHEME = '[Hh][Tt][Tt][Pp][Ss]:';
 
 /** Surrounding whitespace, which the service trims before any rule, around `inner` or nothing. */
@@ -408,7 +410,8 @@ function requestFieldRules(field: ProfileField): JsonObject {
 function storedFieldRules(field: ProfileField): JsonObject {
   const { min, max } = FIELD_LENGTHS[field];
   if (field === 'handle') return { pattern: HANDLE_PATTERN.source };
-  if (field === 'profileUrl') return { format: 'uri', pattern: `^${HTTPS_SCHEME}`, maxLength: max };
+  // Stored in its canonical WHATWG form: always lower-case https://.
+  if (field === 'profileUrl') return { format: 'uri', pattern: '^https://', maxLength: max };
   return { ...(min > 0 ? { minLength: min } : {}), maxLength: max };
 }
 
@@ -437,8 +440,11 @@ function schemaId(schema: unknown): string | undefined {
  * response with our envelope (the adapter's error.* schemas are removed), an
  * honest request body, and 201 where an operation creates.
  */
-export function buildOpenApiDocument(options: { serverUrl?: string } = {}): OpenAPIObject {
-  const document = generateOpenApiDocument(appRouter, {
+export function buildOpenApiDocument(
+  router: OpenApiRouter,
+  options: { serverUrl?: string } = {},
+): OpenAPIObject {
+  const document = generateOpenApiDocument(router, {
     title: 'User Profile Service',
     version: API_VERSION,
     description:
@@ -497,11 +503,11 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Open
     const media = operation.requestBody?.content?.['application/json'];
     const body = media?.schema;
     if (media && body) {
-      if (refusesUnknownKeys(id)) body.additionalProperties = false;
+      if (refusesUnknownKeys(router, id)) body.additionalProperties = false;
       if (row.minBodyProperties !== undefined) body.minProperties = row.minBodyProperties;
       addFieldRules(body, requestFieldRules);
       // A named component, so generators name the type and Swagger UI shows it once.
-      const name = schemaId(procedure(id)?._def.inputs[0]) ?? `${id}Input`;
+      const name = schemaId(procedure(router, id)?._def.inputs[0]) ?? `${id}Input`;
       schemas[name] = body;
       media.schema = { $ref: `#/components/schemas/${name}` };
       const examples = REQUEST_EXAMPLES[id];

@@ -20,7 +20,7 @@ export interface paths {
         head?: never;
         /**
          * Update the signed-in user’s profile
-         * @description Changes any of the eight profile fields and returns the full user. Works before onboarding (the profile is created on first write). After onboarding, quests are synced and their points awarded in the same transaction. A write that changes nothing leaves updatedAt alone.
+         * @description Changes any of the eight profile fields and returns the full user. Works before onboarding (the profile is created on first write). After onboarding, quests are synced and their points awarded in the same atomic write. A write that changes nothing leaves updatedAt alone.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -36,7 +36,7 @@ export interface paths {
         put?: never;
         /**
          * Onboard the signed-in user
-         * @description Sets the given profile fields, marks the user onboarded, syncs quests (awarding their points through the ledger) and makes sure the user has a leaderboard entry, all in one transaction. Idempotent: repeating it applies new field values but never awards the same points twice. 201 the first time, 200 after.
+         * @description Sets the given profile fields, marks the user onboarded, syncs quests (awarding their points through the ledger) and makes sure the user has a leaderboard entry, all in one atomic write. Idempotent: repeating it applies new field values but never awards the same points twice. 201 the first time, 200 after.
          */
         post: operations["onboardProfile"];
         delete?: never;
@@ -394,9 +394,9 @@ export interface components {
             favoriteTeam?: string | null;
             /** @description Up to 100 characters. null or "" clears it. */
             favoritePlayer?: string | null;
-            /** @description Up to 100 characters; may not equal favoriteTeam (ignoring case). null or "" clears it. */
+            /** @description Up to 100 characters; may not be the same team as favoriteTeam (compared ignoring case, compatibility forms and invisible characters). null or "" clears it. */
             rivalTeam?: string | null;
-            /** @description Absolute https: URL, at most 2048 characters. null or "" clears it. */
+            /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
             profileUrl?: string | null;
         };
         /** @description Any profile field except rivalTeam (set that with PATCH /api/user), with the same rules as PATCH /api/user. An empty object onboards without changing the profile. */
@@ -413,7 +413,7 @@ export interface components {
             favoriteTeam?: string | null;
             /** @description Up to 100 characters. null or "" clears it. */
             favoritePlayer?: string | null;
-            /** @description Absolute https: URL, at most 2048 characters. null or "" clears it. */
+            /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
             profileUrl?: string | null;
         };
         Health: {
@@ -882,7 +882,7 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page, unchanged; omit for the first page */
                 cursor?: string;
-                /** @description Only fans whose favoriteTeam is this team, ignoring letter case (compared after the same trimming and Unicode normalisation as profile fields); ranks are within the team. */
+                /** @description Only fans whose favoriteTeam is this team (compared ignoring case, compatibility forms and invisible characters, after the same trimming as profile fields); ranks are within the team. */
                 team?: string;
             };
             header?: never;
@@ -962,7 +962,7 @@ export interface operations {
             query?: {
                 /** @description Neighbours to return on each side, 0–25 (default 5) */
                 radius?: number;
-                /** @description Only fans whose favoriteTeam is this team, ignoring letter case (compared after the same trimming and Unicode normalisation as profile fields); ranks are within the team. */
+                /** @description Only fans whose favoriteTeam is this team (compared ignoring case, compatibility forms and invisible characters, after the same trimming as profile fields); ranks are within the team. */
                 team?: string;
             };
             header?: never;

@@ -147,5 +147,7 @@ describe('GET /docs — in a browser', () => {
         await rm(userDataDir, { recursive: true, force: true });
       }
     },
+    // Chromium start-up and two live requests; slow on a loaded CI machine.
+    120_000,
   );
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { documentedPaths, methodNotAllowed } from '../../src/http/rest.js';
+import { documentedPaths, methodNotAllowed } from '../../src/http/rest-face.js';
 
 const paths = documentedPaths({
   paths: {

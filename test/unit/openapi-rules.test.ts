@@ -3,6 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { appRouter } from '../../routers/index.js';
 import { OPENAPI_PATH } from '../../scripts/openapi.js';
 import { FIELD_LENGTHS, profileFieldSchemas, type ProfileField } from '../../src/domain/profile.js';
 import { buildOpenApiDocument, LOCAL_SERVER_URL } from '../../src/openapi.js';
@@ -118,7 +119,7 @@ describe('servers and contact', () => {
       { url: LOCAL_SERVER_URL, description: 'Local development (npm start)' },
     ]);
     expect(document.info.contact).toEqual({ name: 'User Profile Service maintainers' });
-    const deployed = buildOpenApiDocument({ serverUrl: 'https://api.fans.example' });
+    const deployed = buildOpenApiDocument(appRouter, { serverUrl: 'https://api.fans.example' });
     expect(deployed.servers).toEqual([
       { url: 'https://api.fans.example', description: 'This deployment (PUBLIC_URL)' },
     ]);

@@ -5,10 +5,10 @@ import {
   getPathRegExp,
   normalizePath,
   type OpenAPIObject,
+  type OpenApiRouter,
 } from 'trpc-to-openapi';
-import { appRouter } from '../../routers/index.js';
-import { contextFactory, type AppDeps, type Context } from '../context.js';
-import { AppError } from '../errors.js';
+import { contextFactory, type AppDeps, type Context } from '../trpc/context.js';
+import { AppError } from '../app-error.js';
 import { errorBody, errorHeaders, errorStatus, toAppError } from '../error-mapping.js';
 import { restFastPath } from './rest-fast.js';
 import { sendError } from './send-error.js';
@@ -71,10 +71,14 @@ export function methodNotAllowed(
  * so this must be the last route. The documented JSON mutations are answered
  * by restFastPath first, with the same procedures, meta and envelope.
  */
-export function restHandler(deps: AppDeps, document: Pick<OpenAPIObject, 'paths'>): RequestHandler {
+export function restHandler(
+  deps: AppDeps,
+  router: OpenApiRouter,
+  document: Pick<OpenAPIObject, 'paths'>,
+): RequestHandler {
   const failures = new WeakMap<IncomingMessage, AppError>();
   const handler = createOpenApiExpressMiddleware({
-    router: appRouter,
+    router,
     createContext: contextFactory(deps),
     onError: ({ error, req }) => {
       const appError = toAppError(error);
@@ -96,7 +100,7 @@ export function restHandler(deps: AppDeps, document: Pick<OpenAPIObject, 'paths'
     },
   });
 
-  const fast = restFastPath(deps, (appError, cause, req) => {
+  const fast = restFastPath(deps, router, (appError, cause, req) => {
     if (appError.code === 'INTERNAL') req.log.error({ err: cause }, 'internal error');
   });
   const paths = documentedPaths(document);
