@@ -110,6 +110,14 @@ export const ErrorEnvelopeSchema = z
         .array(z.object({ path: z.string(), message: z.string() }))
         .optional()
         .meta({ description: 'Validation problems, one per field' }),
+      retryAt: z.iso
+        .datetime()
+        .optional()
+        .meta({
+          description:
+            'When the same request can succeed (HANDLE_CHANGE_COOLDOWN: when the next handle ' +
+            'change is allowed), ISO-8601 UTC',
+        }),
     }),
   })
   .meta({ id: 'ErrorEnvelope' });

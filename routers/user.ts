@@ -39,7 +39,7 @@ export const userRouter = router({
     .input(UpdateUserInput)
     .output(success(UserSchema))
     .mutation(async ({ ctx, input }) => {
-      const write = await updateProfile(ctx.deps.db, ctx.userId, input);
+      const write = await updateProfile(ctx.deps.db, ctx.userId, input, ctx.deps.config.handles);
       return { success: true as const, data: toUser(write.user, write.profile, write.points) };
     }),
 
@@ -61,7 +61,7 @@ export const userRouter = router({
     .input(OnboardProfileInput)
     .output(success(OnboardingSchema))
     .mutation(async ({ ctx, input }) => {
-      const result = await onboard(ctx.deps.db, ctx.userId, input);
+      const result = await onboard(ctx.deps.db, ctx.userId, input, ctx.deps.config.handles);
       ctx.response.created = result.firstOnboarding;
       return {
         success: true as const,

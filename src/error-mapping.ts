@@ -12,6 +12,7 @@ export const ERROR_TABLE: Record<ErrorCode, { trpc: TRPC_ERROR_CODE_KEY; status:
   UNAUTHENTICATED: { trpc: 'UNAUTHORIZED', status: 401 },
   NOT_FOUND: { trpc: 'NOT_FOUND', status: 404 },
   HANDLE_TAKEN: { trpc: 'CONFLICT', status: 409 },
+  HANDLE_CHANGE_COOLDOWN: { trpc: 'CONFLICT', status: 409 },
   PAYLOAD_TOO_LARGE: { trpc: 'PAYLOAD_TOO_LARGE', status: 413 },
   UNSUPPORTED_MEDIA_TYPE: { trpc: 'UNSUPPORTED_MEDIA_TYPE', status: 415 },
   RATE_LIMITED: { trpc: 'TOO_MANY_REQUESTS', status: 429 },
@@ -73,7 +74,7 @@ export function errorStatus(error: AppError): number {
 /** The documented error envelope (DESIGN §7). */
 export interface ErrorBody {
   success: false;
-  error: { code: ErrorCode; message: string; issues?: Issue[] };
+  error: { code: ErrorCode; message: string; issues?: Issue[]; retryAt?: string };
 }
 
 export function errorBody(error: AppError): ErrorBody {
@@ -83,6 +84,7 @@ export function errorBody(error: AppError): ErrorBody {
       code: error.code,
       message: error.message,
       ...(error.issues ? { issues: error.issues } : {}),
+      ...(error.retryAt ? { retryAt: error.retryAt.toISOString() } : {}),
     },
   };
 }

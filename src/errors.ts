@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   'UNAUTHENTICATED',
   'NOT_FOUND',
   'HANDLE_TAKEN',
+  'HANDLE_CHANGE_COOLDOWN',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
   'RATE_LIMITED',
@@ -27,6 +28,8 @@ export interface AppErrorOptions {
   issues?: Issue[];
   /** Seconds a client should wait before retrying (RATE_LIMITED, UNAVAILABLE). */
   retryAfterSeconds?: number;
+  /** When the same request can succeed (HANDLE_CHANGE_COOLDOWN); sent as `error.retryAt`. */
+  retryAt?: Date;
   cause?: unknown;
 }
 
@@ -34,6 +37,7 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly issues: Issue[] | undefined;
   readonly retryAfterSeconds: number | undefined;
+  readonly retryAt: Date | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -41,6 +45,7 @@ export class AppError extends Error {
     this.code = code;
     this.issues = options.issues;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.retryAt = options.retryAt;
   }
 }
 

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
+import { handleTakenError } from '../../src/domain/handles.js';
 import { PROFILE_FIELDS } from '../../src/domain/profile.js';
 import type { StoredQuest } from '../../src/domain/quests.js';
 import { preparedStatement } from '../prepared.js';
@@ -176,9 +177,7 @@ export async function saveProfile(
     return row!;
   } catch (error) {
     if (isUniqueViolation(error, 'profiles_handle_lower_key')) {
-      throw new AppError('HANDLE_TAKEN', `The handle "${fields.handle}" is taken`, {
-        issues: [{ path: 'handle', message: 'This handle is taken' }],
-      });
+      throw handleTakenError(fields.handle ?? '');
     }
     throw error;
   }

@@ -4,9 +4,23 @@ import {
   findRankedEntry,
   type RankedEntry,
 } from '../../db/queries/leaderboard.js';
+import {
+  claimHandle,
+  lastHandleChangeAt,
+  recordHandleChange,
+  releaseHandle,
+} from '../../db/queries/handles.js';
 import { recentLedgerEntries, recordQuestSync } from '../../db/queries/points.js';
 import { findUserState, lockUser, markOnboarded, saveProfile } from '../../db/queries/users.js';
 import type { Database, LedgerRow, ProfileRow, UserRow } from '../../db/schema.js';
+import {
+  classifyHandleChange,
+  handleChangeBlockedUntil,
+  handleCooldownError,
+  handleKey,
+  handleTakenError,
+  type HandlePolicy,
+} from '../domain/handles.js';
 import { applyProfilePatch, EMPTY_PROFILE, type ProfilePatch } from '../domain/profile.js';
 import {
   planQuestSync,
@@ -53,9 +67,10 @@ export function updateProfile(
   db: Kysely<Database>,
   userId: string,
   patch: ProfilePatch,
+  handles: HandlePolicy,
 ): Promise<ProfileWrite> {
   return db.transaction().execute(async (trx) => {
-    const write = await writeProfile(trx, userId, patch, { onboard: false });
+    const write = await writeProfile(trx, userId, patch, { onboard: false, handles });
     return { user: write.user, profile: write.profile, points: write.points };
   });
 }
@@ -69,9 +84,10 @@ export function onboard(
   db: Kysely<Database>,
   userId: string,
   patch: ProfilePatch,
+  handles: HandlePolicy,
 ): Promise<OnboardingResult> {
   return db.transaction().execute(async (trx) => {
-    const write = await writeProfile(trx, userId, patch, { onboard: true });
+    const write = await writeProfile(trx, userId, patch, { onboard: true, handles });
     // One after the other: a transaction is one connection, and pg queues
     // (and warns about) concurrent queries on it.
     const leaderboardEntry = await findRankedEntry(trx, userId);
@@ -89,11 +105,18 @@ async function writeProfile(
   trx: Kysely<Database>,
   userId: string,
   patch: ProfilePatch,
-  options: { onboard: boolean },
+  options: { onboard: boolean; handles: HandlePolicy },
 ): Promise<ProfileWrite & { firstOnboarding: boolean; questSync: QuestSyncResult | null }> {
   const locked = await lockUser(trx, userId);
   const state = await findUserState(trx, userId);
-  const { next, changed } = applyProfilePatch(state.profile ?? EMPTY_PROFILE, patch);
+  const current = state.profile ?? EMPTY_PROFILE;
+  const { next, changed } = applyProfilePatch(current, patch);
+  if (changed.includes('handle')) {
+    await moveHandle(trx, userId, current.handle, next.handle!, {
+      policy: options.handles,
+      now: locked.transactionTime,
+    });
+  }
   const profile = changed.length > 0 ? await saveProfile(trx, userId, next) : state.profile;
   const user = options.onboard ? await markOnboarded(trx, locked.user) : locked.user;
   const firstOnboarding = options.onboard && locked.user.onboardedAt === null;
@@ -112,6 +135,38 @@ async function writeProfile(
     transactionTime: locked.transactionTime,
   });
   return { user, profile, points, firstOnboarding, questSync };
+}
+
+/**
+ * The handle part of a write: the cooldown, the claim on the new handle (the
+ * database decides races and reservations), the reservation of the old one,
+ * and the history row. Runs under the user's row lock, so one user's changes
+ * are serialised and the cooldown sees the previous change.
+ */
+async function moveHandle(
+  trx: Kysely<Database>,
+  userId: string,
+  from: string | null,
+  to: string,
+  options: { policy: HandlePolicy; now: Date },
+): Promise<void> {
+  const kind = classifyHandleChange(from, to);
+  if (kind === 'none') return;
+  if (kind === 'change') {
+    const blockedUntil = handleChangeBlockedUntil(
+      await lastHandleChangeAt(trx, userId),
+      options.policy.cooldownDays,
+      options.now,
+    );
+    if (blockedUntil) throw handleCooldownError(blockedUntil);
+  }
+  if (kind === 'first' || kind === 'change') {
+    if (!(await claimHandle(trx, userId, handleKey(to)))) throw handleTakenError(to);
+  }
+  if (kind === 'change') {
+    await releaseHandle(trx, userId, handleKey(from!), options.policy.reserveDays);
+  }
+  await recordHandleChange(trx, userId, { oldHandle: from, newHandle: to, kind });
 }
 
 /** Evaluates every quest, stores changed progress, and awards newly completed ones. */
