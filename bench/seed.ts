@@ -31,7 +31,7 @@ const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const dbName = `bench_seed_${stamp.replace(/-/g, '_').toLowerCase()}`;
 const ISSUER = 'https://seed.bench.invalid';
 /** The default handle settings (HANDLE_CHANGE_COOLDOWN_DAYS, HANDLE_RESERVE_DAYS). */
-const HANDLES = { cooldownDays: 30, reserveDays: 14 };
+const CONFIG = { handles: { cooldownDays: 30, reserveDays: 14 } };
 const out: string[] = [];
 
 function say(line = ''): void {
@@ -131,12 +131,11 @@ async function main(): Promise<void> {
     for (let i = 0; i < 50; i++) {
       const user = await ensureUser(db, ISSUER, `fresh-${i}`);
       const started = performance.now();
-      await onboard(
-        db,
-        user.id,
-        { name: 'New Fan', handle: `fresh_${i}`, favoriteTeam: 'Leeds' },
-        HANDLES,
-      );
+      await onboard({ db, config: CONFIG }, user.id, {
+        name: 'New Fan',
+        handle: `fresh_${i}`,
+        favoriteTeam: 'Leeds',
+      });
       times.push(performance.now() - started);
     }
     times.sort((a, b) => a - b);
@@ -147,16 +146,11 @@ async function main(): Promise<void> {
     const probe = await ensureUser(db, ISSUER, 'fresh-explain');
     capture = true;
     captured.length = 0;
-    await onboard(
-      recording as never,
-      probe.id,
-      {
-        name: 'Explained',
-        handle: 'fresh_explain',
-        favoriteTeam: 'Leeds',
-      },
-      HANDLES,
-    ).catch(() => undefined);
+    await onboard({ db: recording as never, config: CONFIG }, probe.id, {
+      name: 'Explained',
+      handle: 'fresh_explain',
+      favoriteTeam: 'Leeds',
+    }).catch(() => undefined);
     capture = false;
     // The same statements under EXPLAIN ANALYZE, for a second user in the
     // state the first was in (the ledger is append-only, so no reset).

@@ -20,10 +20,29 @@ export interface UsersTable {
   id: Generated<string>;
   issuer: string;
   subject: string;
+  /**
+   * Bumped by every write of the user's state (profile, quests, ledger, board
+   * entries): the optimistic-concurrency guard of db/queries/user-write.ts.
+   */
+  version: Generated<number>;
   onboardedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   createdAt: Generated<Date>;
   updatedAt: Timestamp;
 }
+
+/** The eight profile fields, in the order the contract lists them. */
+export const PROFILE_FIELDS = [
+  'name',
+  'handle',
+  'location',
+  'favoriteSport',
+  'favoriteTeam',
+  'favoritePlayer',
+  'rivalTeam',
+  'profileUrl',
+] as const satisfies readonly (keyof ProfileFields)[];
+
+export type ProfileField = (typeof PROFILE_FIELDS)[number];
 
 /** The eight profile fields, shared by PATCH, onboarding and every DTO. */
 export interface ProfileFields {
@@ -75,7 +94,7 @@ export interface UserQuestsTable {
   updatedAt: Timestamp;
 }
 
-/** Who holds or reserves a handle (see migration 20261123T1900). */
+/** Who holds or reserves a handle (see migration 20261123T1945). */
 export interface HandleClaimsTable {
   /** The handle's case-insensitive key (src/domain/handles.ts `handleKey`). */
   handleKey: string;
@@ -94,6 +113,15 @@ export interface HandleHistoryTable {
   newHandle: string;
   kind: 'first' | 'change' | 'recase';
   changedAt: Generated<Date>;
+}
+
+/** A quest's state as stored per user (a user_quests row without its keys and clock). */
+export interface StoredQuest {
+  questId: string;
+  progress: number;
+  target: number;
+  status: 'in_progress' | 'completed';
+  completedAt: Date | null;
 }
 
 export type UserRow = Selectable<UsersTable>;

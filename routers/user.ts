@@ -31,7 +31,7 @@ export const userRouter = router({
         description:
           'Changes any of the eight profile fields and returns the full user. Works before ' +
           'onboarding (the profile is created on first write). After onboarding, quests are ' +
-          'synced and their points awarded in the same transaction. A write that changes ' +
+          'synced and their points awarded in the same atomic write. A write that changes ' +
           'nothing leaves updatedAt alone.',
         protect: true,
       },
@@ -39,7 +39,7 @@ export const userRouter = router({
     .input(UpdateUserInput)
     .output(success(UserSchema))
     .mutation(async ({ ctx, input }) => {
-      const write = await updateProfile(ctx.deps.db, ctx.userId, input, ctx.deps.config.handles);
+      const write = await updateProfile(ctx.deps, ctx.userId, input);
       return { success: true as const, data: toUser(write.user, write.profile, write.points) };
     }),
 
@@ -52,7 +52,7 @@ export const userRouter = router({
         description:
           'Sets the given profile fields, marks the user onboarded, syncs quests (awarding their ' +
           'points through the ledger) and makes sure the user has a leaderboard entry, all in ' +
-          'one transaction. Idempotent: repeating it applies new field values but never awards ' +
+          'one atomic write. Idempotent: repeating it applies new field values but never awards ' +
           'the same points twice. 201 the first time, 200 after.',
         protect: true,
         successDescription: 'Already onboarded: fields applied, nothing awarded twice',
@@ -61,7 +61,7 @@ export const userRouter = router({
     .input(OnboardProfileInput)
     .output(success(OnboardingSchema))
     .mutation(async ({ ctx, input }) => {
-      const result = await onboard(ctx.deps.db, ctx.userId, input, ctx.deps.config.handles);
+      const result = await onboard(ctx.deps, ctx.userId, input);
       ctx.response.created = result.firstOnboarding;
       return {
         success: true as const,

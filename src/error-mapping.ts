@@ -11,6 +11,7 @@ export const ERROR_TABLE: Record<ErrorCode, { trpc: TRPC_ERROR_CODE_KEY; status:
   VALIDATION_FAILED: { trpc: 'BAD_REQUEST', status: 400 },
   UNAUTHENTICATED: { trpc: 'UNAUTHORIZED', status: 401 },
   NOT_FOUND: { trpc: 'NOT_FOUND', status: 404 },
+  METHOD_NOT_ALLOWED: { trpc: 'METHOD_NOT_SUPPORTED', status: 405 },
   HANDLE_TAKEN: { trpc: 'CONFLICT', status: 409 },
   HANDLE_CHANGE_COOLDOWN: { trpc: 'CONFLICT', status: 409 },
   PAYLOAD_TOO_LARGE: { trpc: 'PAYLOAD_TOO_LARGE', status: 413 },
@@ -96,6 +97,7 @@ export function errorHeaders(error: AppError): Record<string, string> {
     // RFC 6750 §3: tell the client its bearer token is the problem.
     headers['WWW-Authenticate'] = 'Bearer error="invalid_token"';
   }
+  if (error.allow) headers.Allow = error.allow.join(', ');
   if (error.retryAfterSeconds !== undefined) {
     headers['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
   }

@@ -103,6 +103,13 @@ const ERROR_EXAMPLES: Record<ErrorCode, ErrorBody> = {
       message: 'You are not on the leaderboard yet: onboard first (POST /api/user/profile)',
     },
   },
+  METHOD_NOT_ALLOWED: {
+    success: false,
+    error: {
+      code: 'METHOD_NOT_ALLOWED',
+      message: 'DELETE is not supported on /api/user/profile: use POST',
+    },
+  },
   HANDLE_TAKEN: {
     success: false,
     error: { code: 'HANDLE_TAKEN', message: 'The handle "ann" is taken' },
@@ -169,6 +176,7 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
   401: 'Unauthorized',
   404: 'Not found',
+  405: 'Method not allowed',
   409: 'Conflict',
   413: 'Payload too large',
   415: 'Unsupported media type',

@@ -39,3 +39,13 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   // after a server restart) without any code; these are its wordings.
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.startsWith(m));
 }
+
+/**
+ * A deadlock (40P01) or serialization failure (40001): the statement did
+ * nothing and the same write may simply be tried again.
+ */
+export function isDeadlockOrSerialization(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code } = error as { code?: unknown };
+  return code === '40P01' || code === '40001';
+}

@@ -1,23 +1,15 @@
 import { z } from 'zod';
-import type { ProfileFields } from '../../db/schema.js';
+import { PROFILE_FIELDS, type ProfileField, type ProfileFields } from '../../db/schema.js';
 import { validationError, type Issue } from '../errors.js';
 
-/** The eight profile fields, in the order the contract lists them. */
-export const PROFILE_FIELDS = [
-  'name',
-  'handle',
-  'location',
-  'favoriteSport',
-  'favoriteTeam',
-  'favoritePlayer',
-  'rivalTeam',
-  'profileUrl',
-] as const satisfies readonly (keyof ProfileFields)[];
+// Defined with the table types (db/ imports nothing from src/); re-exported for the domain.
+export { PROFILE_FIELDS, type ProfileField };
 
-export type ProfileField = (typeof PROFILE_FIELDS)[number];
-
-/** A partial write: a field that is absent stays as it is; `null` clears it. */
-export type ProfilePatch = Partial<ProfileFields>;
+/**
+ * A partial write: a field that is absent (or `undefined`, as zod's optional
+ * fields are typed) stays as it is; `null` clears it.
+ */
+export type ProfilePatch = { [F in keyof ProfileFields]?: ProfileFields[F] | undefined };
 
 export const EMPTY_PROFILE: ProfileFields = Object.freeze({
   name: null,

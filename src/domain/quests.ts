@@ -1,4 +1,4 @@
-import type { ProfileFields } from '../../db/schema.js';
+import type { ProfileFields, StoredQuest } from '../../db/schema.js';
 import { PROFILE_FIELDS, filledFieldCount } from './profile.js';
 
 /** What a quest is evaluated from: the stored profile and whether the user onboarded. */
@@ -72,14 +72,7 @@ export function questAwardKey(questId: string): string {
   return `quest:${questId}`;
 }
 
-/** A quest's state as stored per user. */
-export interface StoredQuest {
-  questId: string;
-  progress: number;
-  target: number;
-  status: 'in_progress' | 'completed';
-  completedAt: Date | null;
-}
+export type { StoredQuest };
 
 export interface QuestSyncPlan {
   /** Rows whose stored progress, target or status differ from the evaluation. */

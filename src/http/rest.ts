@@ -1,17 +1,76 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
-import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
+import {
+  createOpenApiExpressMiddleware,
+  forEachOpenApiProcedure,
+  getPathRegExp,
+  normalizePath,
+  type OpenApiProcedureRecord,
+} from 'trpc-to-openapi';
 import { appRouter } from '../../routers/index.js';
 import { contextFactory, type AppDeps, type Context } from '../context.js';
-import type { AppError } from '../errors.js';
+import { AppError } from '../errors.js';
 import { errorBody, errorHeaders, errorStatus, toAppError } from '../error-mapping.js';
 import { restFastPath } from './rest-fast.js';
+import { sendError } from './send-error.js';
+
+interface PathMethods {
+  template: string;
+  pattern: RegExp;
+  methods: string[];
+}
+
+/**
+ * Every documented path with the methods it answers, read from the procedures'
+ * OpenAPI meta and matched the way the adapter matches them (its own
+ * `normalizePath` and `getPathRegExp`), so a new operation needs nothing here.
+ */
+export function documentedPaths(
+  procedures: OpenApiProcedureRecord = appRouter._def.procedures as OpenApiProcedureRecord,
+): PathMethods[] {
+  const byPath = new Map<string, PathMethods>();
+  forEachOpenApiProcedure(procedures, ({ type, meta: { openapi } }) => {
+    if (type === 'subscription') return; // the adapter serves none
+    const template = normalizePath(openapi.path);
+    const entry = byPath.get(template) ?? {
+      template,
+      pattern: getPathRegExp(template),
+      methods: [],
+    };
+    if (!entry.methods.includes(openapi.method)) entry.methods.push(openapi.method);
+    byPath.set(template, entry);
+  });
+  return [...byPath.values()];
+}
+
+/**
+ * METHOD_NOT_ALLOWED (405, with `Allow`) for a method a documented path does
+ * not answer; undefined for a documented method or an unknown path (the
+ * adapter answers those). HEAD is left to the adapter, as before.
+ */
+export function methodNotAllowed(
+  paths: readonly PathMethods[],
+  method: string,
+  url: string,
+): AppError | undefined {
+  if (method === 'HEAD') return undefined;
+  const path = normalizePath(new URL(url, 'http://localhost').pathname);
+  const known = paths.filter((entry) => entry.pattern.test(path));
+  if (known.length === 0 || known.some((entry) => entry.methods.includes(method))) return undefined;
+  const allow = [...new Set(known.flatMap((entry) => entry.methods))].sort();
+  return new AppError(
+    'METHOD_NOT_ALLOWED',
+    `${method} is not supported on ${path}: use ${allow.join(' or ')}`,
+    { allow },
+  );
+}
 
 /**
  * The REST face: trpc-to-openapi serves every procedure that has OpenAPI meta
  * on its documented path. The adapter writes errors in its own shape; we keep
  * its routing, parsing of inputs and status handling, and replace only the
- * error body with our envelope (DESIGN §7). Unmatched paths answer 404 here,
+ * error body with our envelope (DESIGN §7). A documented path called with
+ * another method answers 405 with `Allow`; unmatched paths answer 404 here,
  * so this must be the last route. The documented JSON mutations are answered
  * by restFastPath first, with the same procedures, meta and envelope.
  */
@@ -43,7 +102,13 @@ export function restHandler(deps: AppDeps): RequestHandler {
   const fast = restFastPath(deps, (appError, cause, req) => {
     if (appError.code === 'INTERNAL') req.log.error({ err: cause }, 'internal error');
   });
+  const paths = documentedPaths();
   const adapter: RequestHandler = (req, res, next) => {
+    const notAllowed = methodNotAllowed(paths, req.method, req.url);
+    if (notAllowed) {
+      sendError(res, notAllowed);
+      return;
+    }
     const end = res.end.bind(res) as (chunk?: unknown) => typeof res;
     res.end = ((chunk?: unknown) => {
       const failure = failures.get(req);

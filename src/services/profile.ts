@@ -1,18 +1,22 @@
 import type { Kysely } from 'kysely';
+import { findRankedEntry, type RankedEntry } from '../../db/queries/leaderboard.js';
+import { recentLedgerEntries } from '../../db/queries/points.js';
 import {
-  ensureLeaderboardEntry,
-  findRankedEntry,
-  type RankedEntry,
-} from '../../db/queries/leaderboard.js';
-import {
-  claimHandle,
-  lastHandleChangeAt,
-  recordHandleChange,
-  releaseHandle,
-} from '../../db/queries/handles.js';
-import { recentLedgerEntries, recordQuestSync } from '../../db/queries/points.js';
-import { findUserState, lockUser, markOnboarded, saveProfile } from '../../db/queries/users.js';
+  applyUserWrite,
+  readUserState,
+  type HandleMove,
+  type LedgerCredit,
+  type UserState,
+  type UserWritePlan,
+} from '../../db/queries/user-write.js';
 import type { Database, LedgerRow, ProfileRow, UserRow } from '../../db/schema.js';
+import { applyProfilePatch, EMPTY_PROFILE, type ProfilePatch } from '../domain/profile.js';
+import {
+  planQuestSync,
+  questAwardKey,
+  type QuestDefinition,
+  type StoredQuest,
+} from '../domain/quests.js';
 import {
   classifyHandleChange,
   handleChangeBlockedUntil,
@@ -21,17 +25,24 @@ import {
   handleTakenError,
   type HandlePolicy,
 } from '../domain/handles.js';
-import { applyProfilePatch, EMPTY_PROFILE, type ProfilePatch } from '../domain/profile.js';
-import {
-  planQuestSync,
-  questAwardKey,
-  type QuestDefinition,
-  type QuestState,
-  type StoredQuest,
-} from '../domain/quests.js';
+import { AppError, UserGoneError } from '../errors.js';
 
 /** How many ledger entries a response carries (DESIGN §4). */
 export const POINTS_HISTORY_LIMIT = 20;
+
+/**
+ * How many times a write is computed and tried before answering 503: each
+ * try that loses the race to another write of the same user reads again.
+ * Between tries it waits a random 0–2^try ms, so writers that collided spread
+ * out instead of colliding again (docs/DECISIONS.md).
+ */
+export const WRITE_ATTEMPTS = 8;
+
+/** What the write paths need from the app. */
+export interface WriteDeps {
+  db: Kysely<Database>;
+  config: { handles: HandlePolicy };
+}
 
 export interface QuestProgressView {
   quest: QuestDefinition;
@@ -61,146 +72,204 @@ export interface OnboardingResult extends ProfileWrite {
 
 /**
  * PATCH /api/user: applies the fields; once the user has onboarded, syncs
- * quests and awards their points in the same transaction.
+ * quests and awards their points in the same statement.
  */
-export function updateProfile(
-  db: Kysely<Database>,
+export async function updateProfile(
+  deps: WriteDeps,
   userId: string,
   patch: ProfilePatch,
-  handles: HandlePolicy,
 ): Promise<ProfileWrite> {
-  return db.transaction().execute(async (trx) => {
-    const write = await writeProfile(trx, userId, patch, { onboard: false, handles });
-    return { user: write.user, profile: write.profile, points: write.points };
-  });
+  const { written } = await writeUser(deps, userId, patch, { onboard: false, historyLimit: 0 });
+  return { user: written.user, profile: written.profile, points: written.points };
 }
 
 /**
  * POST /api/user/profile: applies the fields, marks the user onboarded, syncs
- * every quest and makes sure the leaderboard entry exists, in one transaction.
+ * every quest and makes sure the leaderboard entry exists, in one statement.
  * Repeating it awards nothing twice.
  */
-export function onboard(
-  db: Kysely<Database>,
+export async function onboard(
+  deps: WriteDeps,
   userId: string,
   patch: ProfilePatch,
-  handles: HandlePolicy,
 ): Promise<OnboardingResult> {
-  return db.transaction().execute(async (trx) => {
-    const write = await writeProfile(trx, userId, patch, { onboard: true, handles });
-    // One after the other: a transaction is one connection, and pg queues
-    // (and warns about) concurrent queries on it.
-    const leaderboardEntry = await findRankedEntry(trx, userId);
-    const pointsHistory = await recentLedgerEntries(trx, userId, POINTS_HISTORY_LIMIT);
-    return {
-      ...write,
-      questSync: write.questSync!,
-      leaderboardEntry: leaderboardEntry!,
-      pointsHistory,
-    };
+  const { written, history } = await writeUser(deps, userId, patch, {
+    onboard: true,
+    historyLimit: POINTS_HISTORY_LIMIT,
   });
+  const leaderboardEntry = await findRankedEntry(deps.db, userId);
+  if (!leaderboardEntry) throw new UserGoneError();
+  return {
+    ...written,
+    questSync: written.questSync!,
+    leaderboardEntry,
+    pointsHistory: history ?? (await recentLedgerEntries(deps.db, userId, POINTS_HISTORY_LIMIT)),
+  };
 }
 
-async function writeProfile(
-  trx: Kysely<Database>,
-  userId: string,
-  patch: ProfilePatch,
-  options: { onboard: boolean; handles: HandlePolicy },
-): Promise<ProfileWrite & { firstOnboarding: boolean; questSync: QuestSyncResult | null }> {
-  const locked = await lockUser(trx, userId);
-  const state = await findUserState(trx, userId);
-  const current = state.profile ?? EMPTY_PROFILE;
-  const { next, changed } = applyProfilePatch(current, patch);
-  if (changed.includes('handle')) {
-    await moveHandle(trx, userId, current.handle, next.handle!, {
-      policy: options.handles,
-      now: locked.transactionTime,
-    });
-  }
-  const profile = changed.length > 0 ? await saveProfile(trx, userId, next) : state.profile;
-  const user = options.onboard ? await markOnboarded(trx, locked.user) : locked.user;
-  const firstOnboarding = options.onboard && locked.user.onboardedAt === null;
+interface Written extends ProfileWrite {
+  firstOnboarding: boolean;
+  questSync: QuestSyncResult | null;
+}
 
-  if (user.onboardedAt === null) {
-    return { user, profile, points: 0, firstOnboarding, questSync: null };
-  }
-  // The entry's team key follows favoriteTeam, so fan boards never read profiles.
-  if ((options.onboard && !state.hasLeaderboardEntry) || changed.includes('favoriteTeam')) {
-    await ensureLeaderboardEntry(trx, userId, next.favoriteTeam);
-  }
-  const { questSync, points } = await syncQuests(trx, userId, {
-    state: { profile: next, onboarded: true },
-    stored: state.quests,
-    balanceBefore: state.points,
-    transactionTime: locked.transactionTime,
-  });
-  return { user, profile, points, firstOnboarding, questSync };
+/** A plan for the write and what the response reports once it is applied. */
+interface Planned {
+  plan: UserWritePlan;
+  /** False when the plan changes nothing: no statement is sent. */
+  writes: boolean;
+  written: Omit<Written, 'user' | 'profile'>;
 }
 
 /**
- * The handle part of a write: the cooldown, the claim on the new handle (the
- * database decides races and reservations), the reservation of the old one,
- * and the history row. Runs under the user's row lock, so one user's changes
- * are serialised and the cooldown sees the previous change.
+ * Reads the state, plans, and applies the plan in one statement guarded by
+ * the version read (db/queries/user-write.ts); a lost race reads again.
  */
-async function moveHandle(
-  trx: Kysely<Database>,
+async function writeUser(
+  deps: WriteDeps,
   userId: string,
+  patch: ProfilePatch,
+  options: { onboard: boolean; historyLimit: number },
+): Promise<{ written: Written; history: LedgerRow[] | undefined }> {
+  for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt += 1) {
+    const state = await readUserState(deps.db, userId);
+    if (!state) throw new UserGoneError();
+    const { plan, writes, written } = planWrite(state, patch, {
+      ...options,
+      handles: deps.config.handles,
+    });
+    if (!writes) {
+      return {
+        written: { ...written, user: state.user, profile: state.profile },
+        history: undefined,
+      };
+    }
+    const result = await applyUserWrite(deps.db, plan);
+    if (result.ok) {
+      const completedAt = result.writtenAt;
+      return {
+        written: {
+          ...written,
+          user: result.user,
+          profile: result.profile ?? state.profile,
+          // Completion times are the statement's clock, the one the rows carry.
+          questSync: written.questSync && stampCompletions(written.questSync, completedAt),
+        },
+        history: options.historyLimit > 0 ? result.history : undefined,
+      };
+    }
+    if (result.conflict === 'handle_taken') throw handleTakenError(plan.profile?.handle ?? '');
+    if (attempt < WRITE_ATTEMPTS) await sleep(Math.random() * 2 ** attempt);
+  }
+  throw new AppError('UNAVAILABLE', 'Too many simultaneous writes to this user; retry shortly', {
+    retryAfterSeconds: 1,
+  });
+}
+
+/** Everything a write changes, from the state it read: plain computation, no I/O. */
+function planWrite(
+  state: UserState,
+  patch: ProfilePatch,
+  options: { onboard: boolean; historyLimit: number; handles: HandlePolicy },
+): Planned {
+  const current = state.profile ?? EMPTY_PROFILE;
+  const { next, changed } = applyProfilePatch(current, patch);
+  const firstOnboarding = options.onboard && state.user.onboardedAt === null;
+  const onboarded = state.user.onboardedAt !== null || options.onboard;
+  const plan: UserWritePlan = {
+    userId: state.user.id,
+    expectedVersion: state.user.version,
+    onboard: firstOnboarding,
+    profile: changed.length > 0 ? next : undefined,
+    entry: undefined,
+    quests: [],
+    credits: [],
+    historyLimit: options.historyLimit,
+    handle: planHandleMove(state, current.handle, next.handle, options.handles),
+  };
+  if (!onboarded) {
+    return {
+      plan,
+      writes: plan.profile !== undefined,
+      written: { points: 0, firstOnboarding, questSync: null },
+    };
+  }
+
+  // Completion times in the response become the statement's clock once written.
+  const sync = planQuestSync({ profile: next, onboarded: true }, state.quests, new Date());
+  let balance = state.points;
+  const credits: LedgerCredit[] = sync.newlyCompleted.map((quest) => {
+    balance += quest.points;
+    return {
+      key: questAwardKey(quest.id),
+      delta: quest.points,
+      reason: 'quest_completed',
+      questId: quest.id,
+      balanceAfter: balance,
+    };
+  });
+  plan.quests = sync.writes;
+  plan.credits = credits;
+  // The entry's team key follows favoriteTeam, so fan boards never read profiles.
+  if (!state.entry || credits.length > 0 || changed.includes('favoriteTeam')) {
+    plan.entry = { points: balance, favoriteTeam: next.favoriteTeam };
+  }
+  const completedIds = new Set(sync.newlyCompleted.map((quest) => quest.id));
+  return {
+    plan,
+    writes:
+      plan.onboard ||
+      plan.profile !== undefined ||
+      plan.entry !== undefined ||
+      plan.quests.length > 0,
+    written: {
+      points: balance,
+      firstOnboarding,
+      questSync: {
+        pointsAwarded: balance - state.points,
+        completed: sync.quests.filter((view) => completedIds.has(view.quest.id)),
+        quests: sync.quests,
+      },
+    },
+  };
+}
+
+/**
+ * The handle part of a write (docs/ACCOUNT.md): the cooldown is checked
+ * against the last change read with the state; the claim, the reservation of
+ * the old handle and the history row are written by the write's statement.
+ */
+function planHandleMove(
+  state: UserState,
   from: string | null,
-  to: string,
-  options: { policy: HandlePolicy; now: Date },
-): Promise<void> {
+  to: string | null,
+  policy: HandlePolicy,
+): HandleMove | undefined {
   const kind = classifyHandleChange(from, to);
-  if (kind === 'none') return;
+  if (kind === 'none') return undefined;
   if (kind === 'change') {
     const blockedUntil = handleChangeBlockedUntil(
-      await lastHandleChangeAt(trx, userId),
-      options.policy.cooldownDays,
-      options.now,
+      state.lastHandleChangeAt,
+      policy.cooldownDays,
+      new Date(),
     );
     if (blockedUntil) throw handleCooldownError(blockedUntil);
   }
-  if (kind === 'first' || kind === 'change') {
-    if (!(await claimHandle(trx, userId, handleKey(to)))) throw handleTakenError(to);
-  }
-  if (kind === 'change') {
-    await releaseHandle(trx, userId, handleKey(from!), options.policy.reserveDays);
-  }
-  await recordHandleChange(trx, userId, { oldHandle: from, newHandle: to, kind });
+  return {
+    claimKey: kind === 'recase' ? undefined : handleKey(to!),
+    release:
+      kind === 'change' ? { key: handleKey(from!), reserveDays: policy.reserveDays } : undefined,
+    history: { oldHandle: from, newHandle: to!, kind },
+  };
 }
 
-/** Evaluates every quest, stores changed progress, and awards newly completed ones. */
-async function syncQuests(
-  trx: Kysely<Database>,
-  userId: string,
-  input: {
-    state: QuestState;
-    stored: ReadonlyMap<string, StoredQuest>;
-    balanceBefore: number;
-    transactionTime: Date;
-  },
-): Promise<{ questSync: QuestSyncResult; points: number }> {
-  // Completion times are the transaction's clock, the one the rows are written with.
-  const plan = planQuestSync(input.state, input.stored, input.transactionTime);
-  const awards = plan.newlyCompleted.map((quest) => ({
-    key: questAwardKey(quest.id),
-    delta: quest.points,
-    reason: 'quest_completed',
-    questId: quest.id,
-  }));
-  const points = await recordQuestSync(trx, userId, {
-    balanceBefore: input.balanceBefore,
-    awards,
-    quests: plan.writes,
-  });
+/** The quests this write completed carry the time the statement stored. */
+function stampCompletions(sync: QuestSyncResult, at: Date): QuestSyncResult {
+  const completedIds = new Set(sync.completed.map((view) => view.quest.id));
+  const stamp = (view: QuestProgressView): QuestProgressView =>
+    completedIds.has(view.quest.id) ? { ...view, state: { ...view.state, completedAt: at } } : view;
+  return { ...sync, completed: sync.completed.map(stamp), quests: sync.quests.map(stamp) };
+}
 
-  const completedIds = new Set(plan.newlyCompleted.map((quest) => quest.id));
-  return {
-    points,
-    questSync: {
-      pointsAwarded: awards.reduce((sum, award) => sum + award.delta, 0),
-      completed: plan.quests.filter((view) => completedIds.has(view.quest.id)),
-      quests: plan.quests,
-    },
-  };
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -20,7 +20,7 @@ export interface paths {
         head?: never;
         /**
          * Update the signed-in user’s profile
-         * @description Changes any of the eight profile fields and returns the full user. Works before onboarding (the profile is created on first write). After onboarding, quests are synced and their points awarded in the same transaction. A write that changes nothing leaves updatedAt alone.
+         * @description Changes any of the eight profile fields and returns the full user. Works before onboarding (the profile is created on first write). After onboarding, quests are synced and their points awarded in the same atomic write. A write that changes nothing leaves updatedAt alone.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -36,7 +36,7 @@ export interface paths {
         put?: never;
         /**
          * Onboard the signed-in user
-         * @description Sets the given profile fields, marks the user onboarded, syncs quests (awarding their points through the ledger) and makes sure the user has a leaderboard entry, all in one transaction. Idempotent: repeating it applies new field values but never awards the same points twice. 201 the first time, 200 after.
+         * @description Sets the given profile fields, marks the user onboarded, syncs quests (awarding their points through the ledger) and makes sure the user has a leaderboard entry, all in one atomic write. Idempotent: repeating it applies new field values but never awards the same points twice. 201 the first time, 200 after.
          */
         post: operations["onboardProfile"];
         delete?: never;
@@ -276,6 +276,13 @@ export interface components {
          * @example {
          *       "success": false,
          *       "error": {
+         *         "code": "METHOD_NOT_ALLOWED",
+         *         "message": "DELETE is not supported on /api/user/profile: use POST"
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
          *         "code": "HANDLE_TAKEN",
          *         "message": "The handle \"ann\" is taken"
          *       }
@@ -335,7 +342,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "NOT_FOUND" | "HANDLE_TAKEN" | "HANDLE_CHANGE_COOLDOWN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
+                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HANDLE_TAKEN" | "HANDLE_CHANGE_COOLDOWN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
                 message: string;
                 /** @description Validation problems, one per field */
                 issues?: {

@@ -56,3 +56,50 @@ describe('operations', () => {
     expect(all.toLowerCase()).not.toContain('authorization');
   });
 });
+
+describe('a documented path called with a method it does not answer', () => {
+  it('answers 405 in the envelope with Allow listing the documented methods of that path', async () => {
+    const document = (await app.request('GET', '/openapi.json')).body as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const paths = Object.entries(document.paths).filter(([path]) => path.startsWith('/api/'));
+    expect(paths.length).toBeGreaterThan(0);
+    const token = await app.token();
+    for (const [path, item] of paths) {
+      const documented = Object.keys(item).map((method) => method.toUpperCase());
+      for (const method of ['PUT', 'DELETE', 'PATCH', 'POST', 'GET', 'OPTIONS']) {
+        if (documented.includes(method)) continue;
+        const body = method === 'GET' ? undefined : {};
+        const response = await app.request(method, path, { token, body });
+        expect(response.status, `${method} ${path}`).toBe(405);
+        expect(response.headers.get('allow')).toBe(documented.sort().join(', '));
+        expect(response.body).toEqual({
+          success: false,
+          error: {
+            code: 'METHOD_NOT_ALLOWED',
+            message: `${method} is not supported on ${path}: use ${documented.join(' or ')}`,
+          },
+        });
+      }
+    }
+  });
+
+  it('matches paths as the REST face does: trailing slash, letter case, query string', async () => {
+    for (const path of ['/api/user/profile/', '/API/User/Profile', '/api/user/profile?x=1']) {
+      const response = await app.request('PUT', path, { body: { name: 'x' } });
+      expect(response.status, path).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+    }
+  });
+
+  it('needs no token, and leaves documented methods and unknown paths alone', async () => {
+    const put = await app.request('PUT', '/api/user/profile', { body: { name: 'x' } });
+    expect(put.status).toBe(405);
+    const post = await app.request('POST', '/api/user/profile', { body: { name: 'x' } });
+    expect(post.status).toBe(401);
+    const unknown = await app.request('PUT', '/api/nothing', { body: {} });
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('allow')).toBeNull();
+    expect(unknown.body).toMatchObject({ success: false, error: { code: 'NOT_FOUND' } });
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * A neighbouring project's view of the service: only `@trpc/client` (and its
+ * peers `@trpc/server`, `typescript`) of its own, the service installed from
+ * its packed tarball, a stock strict tsconfig. `npm run consumer:check` in the
+ * service type-checks this file; it is never run.
+ *
+ * One function per procedure, each calling it through `api.<procedure>` and
+ * checking the output type. The check fails when a procedure of `appRouter`
+ * has no `api.<procedure>` call here, so a new procedure gets a function too.
+ */
+import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from 'user-profile-service';
+
+type Equal<A, B> =
+  (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type IsAny<T> = 0 extends 1 & T ? true : false;
+/** Compiles only when its argument is `true`. */
+function assertType<T extends true>(): T | void {}
+
+// If the declarations degrade to `any`, every check below fails: this one directly,
+// and each `@ts-expect-error` because the error it expects is gone.
+assertType<Equal<IsAny<AppRouter>, false>>();
+assertType<Equal<IsAny<inferRouterOutputs<AppRouter>['me']>, false>>();
+
+type Inputs = inferRouterInputs<AppRouter>;
+type Outputs = inferRouterOutputs<AppRouter>;
+
+const api = createTRPCClient<AppRouter>({
+  links: [
+    httpLink({
+      url: 'http://localhost:3000/trpc',
+      headers: { authorization: 'Bearer <token>' },
+    }),
+  ],
+});
+
+export async function updateUser() {
+  const { data: user } = await api.updateUser.mutate({
+    handle: '@alice',
+    favoriteTeam: 'Arsenal',
+    rivalTeam: null,
+  });
+  assertType<Equal<typeof user.id, string>>();
+  assertType<Equal<typeof user.handle, string | null>>();
+  assertType<Equal<typeof user.points, number>>();
+  assertType<Equal<typeof user.onboardedAt, string | null>>();
+  // @ts-expect-error unknown fields are refused, so a typo never silently does nothing
+  await api.updateUser.mutate({ favouriteTeam: 'Arsenal' });
+  // @ts-expect-error field values are strings or null
+  await api.updateUser.mutate({ name: 42 });
+  return user;
+}
+
+export async function onboardProfile() {
+  const { success, data } = await api.onboardProfile.mutate({ name: 'Alice' });
+  assertType<Equal<typeof success, true>>();
+  assertType<Equal<typeof data.user.points, number>>();
+  assertType<Equal<typeof data.updatedProfile.updatedAt, string>>();
+  assertType<Equal<typeof data.leaderboardEntry.rank, number>>();
+  assertType<Equal<typeof data.pointsHistory.balance, number>>();
+  assertType<Equal<(typeof data.pointsHistory.entries)[number]['questId'], string | null>>();
+  assertType<
+    Equal<(typeof data.questSync.quests)[number]['status'], 'in_progress' | 'completed'>
+  >();
+  // @ts-expect-error rivalTeam is set with updateUser, not when onboarding
+  await api.onboardProfile.mutate({ rivalTeam: 'Spurs' });
+  return data;
+}
+
+export async function me() {
+  const { data } = await api.me.query();
+  assertType<Equal<typeof data.name, string | null>>();
+  assertType<Equal<typeof data.createdAt, string>>();
+  // @ts-expect-error handle is a string or null, never a number
+  const handle: number = data.handle;
+  return { data, handle };
+}
+
+export async function quests() {
+  const { data } = await api.quests.query();
+  const [first] = data.quests;
+  assertType<Equal<typeof first, Outputs['quests']['data']['quests'][number] | undefined>>();
+  assertType<Equal<NonNullable<typeof first>['progress'], number>>();
+  assertType<Equal<NonNullable<typeof first>['completedAt'], string | null>>();
+  return data;
+}
+
+export async function pointsHistory() {
+  const first = await api.pointsHistory.query({ limit: 20 });
+  const next = first.data.nextCursor
+    ? await api.pointsHistory.query({ cursor: first.data.nextCursor })
+    : undefined;
+  assertType<Equal<typeof first.data.nextCursor, string | null>>();
+  assertType<Equal<(typeof first.data.entries)[number]['delta'], number>>();
+  assertType<Equal<Inputs['pointsHistory']['limit'], number | undefined>>();
+  // @ts-expect-error limit is a number
+  await api.pointsHistory.query({ limit: '20' });
+  return next;
+}
+
+export async function leaderboard() {
+  const { data } = await api.leaderboard.query({ limit: 10, team: 'Arsenal' });
+  assertType<Equal<(typeof data.entries)[number]['userId'], string>>();
+  assertType<Equal<(typeof data.entries)[number]['rank'], number>>();
+  assertType<Equal<typeof data.nextCursor, string | null>>();
+  return data;
+}
+
+export async function leaderboardAroundMe() {
+  const { data } = await api.leaderboardAroundMe.query({ radius: 3 });
+  assertType<Equal<typeof data.entry.rank, number>>();
+  assertType<Equal<(typeof data.above)[number]['points'], number>>();
+  assertType<Equal<(typeof data.below)[number]['handle'], string | null>>();
+  return data;
+}
+
+/** Errors carry the service's contract code in `data.errorCode`. */
+export async function errors() {
+  try {
+    await api.updateUser.mutate({ handle: 'ann' });
+  } catch (error) {
+    if (!(error instanceof TRPCClientError)) throw error;
+    const typed = error as TRPCClientError<AppRouter>;
+    const code = typed.data?.errorCode;
+    assertType<Equal<'HANDLE_TAKEN' extends NonNullable<typeof code> ? true : false, true>>();
+    // @ts-expect-error errorCode is one of the contract codes, not any string
+    const unknownCode: typeof code = 'NOT_A_CODE';
+    const issues = typed.data?.issues;
+    assertType<Equal<typeof issues, { path: string; message: string }[] | undefined>>();
+    return { code, unknownCode, issues };
+  }
+  return undefined;
+}
+
+export async function noSuchProcedure() {
+  // @ts-expect-error the router has no such procedure
+  await api.noSuchProcedure.query();
+}
