@@ -5,7 +5,6 @@ import {
   MAX_CURSOR_LENGTH,
 } from '../src/domain/cursor.js';
 import { profileFieldSchemas, teamFilterSchema, type ProfileField } from '../src/domain/profile.js';
-import { ERROR_CODES } from '../src/errors.js';
 
 /**
  * Input and output schemas of every router. Each carries an `id`, so openapi.json
@@ -98,29 +97,6 @@ export const QuestSyncSchema = z
 export function success<T extends z.ZodType>(data: T) {
   return z.object({ success: z.literal(true), data });
 }
-
-/** The error envelope (DESIGN §7); openapi.json documents every error response with it. */
-export const ErrorEnvelopeSchema = z
-  .object({
-    success: z.literal(false),
-    error: z.object({
-      code: z.enum(ERROR_CODES),
-      message: z.string(),
-      issues: z
-        .array(z.object({ path: z.string(), message: z.string() }))
-        .optional()
-        .meta({ description: 'Validation problems, one per field' }),
-      retryAt: z.iso
-        .datetime()
-        .optional()
-        .meta({
-          description:
-            'When the same request can succeed (HANDLE_CHANGE_COOLDOWN: when the next handle ' +
-            'change is allowed), ISO-8601 UTC',
-        }),
-    }),
-  })
-  .meta({ id: 'ErrorEnvelope' });
 
 /**
  * A body that refuses unknown keys. The message names each key; `hints` gives a

@@ -1,7 +1,8 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { z } from 'zod';
 import { isDatabaseUnavailable } from '../db/queries/errors.js';
-import { AppError, validationError, type ErrorCode, type Issue } from './errors.js';
+import { AppError, ERROR_CODES, validationError, type ErrorCode, type Issue } from './app-error.js';
 
 /**
  * The one table from contract codes to tRPC codes and HTTP statuses
@@ -72,11 +73,30 @@ export function errorStatus(error: AppError): number {
   return ERROR_TABLE[error.code].status;
 }
 
-/** The documented error envelope (DESIGN §7). */
-export interface ErrorBody {
-  success: false;
-  error: { code: ErrorCode; message: string; issues?: Issue[]; retryAt?: string };
-}
+/** The error envelope (DESIGN §7); openapi.json documents every error response with it. */
+export const ErrorEnvelopeSchema = z
+  .object({
+    success: z.literal(false),
+    error: z.object({
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+      issues: z
+        .array(z.object({ path: z.string(), message: z.string() }))
+        .optional()
+        .meta({ description: 'Validation problems, one per field' }),
+      retryAt: z.iso
+        .datetime()
+        .optional()
+        .meta({
+          description:
+            'When the same request can succeed (HANDLE_CHANGE_COOLDOWN: when the next handle ' +
+            'change is allowed), ISO-8601 UTC',
+        }),
+    }),
+  })
+  .meta({ id: 'ErrorEnvelope' });
+
+export type ErrorBody = z.infer<typeof ErrorEnvelopeSchema>;
 
 export function errorBody(error: AppError): ErrorBody {
   return {

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError } from '../app-error.js';
 
 /**
  * Handle ownership rules: the case-insensitive key, which changes count, and

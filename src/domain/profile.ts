@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PROFILE_FIELDS, type ProfileField, type ProfileFields } from '../../db/schema.js';
-import { validationError, type Issue } from '../errors.js';
+import { validationError, type Issue } from '../app-error.js';
 
 // Defined with the table types (db/ imports nothing from src/); re-exported for the domain.
 export { PROFILE_FIELDS, type ProfileField };

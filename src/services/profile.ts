@@ -25,7 +25,7 @@ import {
   handleTakenError,
   type HandlePolicy,
 } from '../domain/handles.js';
-import { AppError, UserGoneError } from '../errors.js';
+import { AppError, UserGoneError } from '../app-error.js';
 
 /** How many ledger entries a response carries (DESIGN §4). */
 export const POINTS_HISTORY_LIMIT = 20;

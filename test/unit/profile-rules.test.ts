@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src/errors.js';
+import { AppError } from '../../src/app-error.js';
 import { applyProfilePatch, EMPTY_PROFILE, filledFieldCount } from '../../src/domain/profile.js';
 
 const profile = (fields: Partial<typeof EMPTY_PROFILE>) => ({ ...EMPTY_PROFILE, ...fields });
