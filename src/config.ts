@@ -1,4 +1,5 @@
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import type { HandlePolicy } from './domain/handles.js';
 
@@ -17,7 +18,8 @@ export type AuthConfig =
 export interface Config {
   readonly nodeEnv: 'development' | 'production' | 'test';
   readonly port: number;
-  readonly host: string | undefined;
+  /** Where to listen: HOST, else all interfaces in production and 127.0.0.1 elsewhere. */
+  readonly host: string;
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
   readonly database: { readonly poolMax: number; readonly statementTimeoutMs: number };
@@ -115,6 +117,42 @@ function list(value: string | undefined): string[] {
     .filter((item) => item !== '');
 }
 
+/** A URL whose host is this machine: `localhost` or a loopback IP literal. */
+function isLoopbackUrl(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  return ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback';
+}
+
+/**
+ * Production refuses to run with settings that fail open: no expected
+ * audience (any token of the issuer, for any of its clients, would pass), or
+ * keys fetched over plain http from another machine (anyone on the path could
+ * swap them).
+ */
+function productionProblems(env: Env): string[] {
+  if (env.NODE_ENV !== 'production') return [];
+  const problems: string[] = [];
+  if (list(env.AUTH_AUDIENCE).length === 0) {
+    problems.push(
+      'AUTH_AUDIENCE is required when NODE_ENV=production: set it to the "aud" value the ' +
+        'identity provider puts in tokens for this API, so tokens minted for other clients ' +
+        'of the same provider are refused',
+    );
+  }
+  const urls = { AUTH_ISSUER: env.AUTH_ISSUER, AUTH_JWKS_URL: env.AUTH_JWKS_URL };
+  for (const [name, value] of Object.entries(urls)) {
+    const url = value !== undefined && URL.canParse(value) ? new URL(value) : undefined;
+    if (url?.protocol === 'http:' && !isLoopbackUrl(url)) {
+      problems.push(
+        `${name} must be an https:// URL when NODE_ENV=production (plain http is allowed ` +
+          `only for localhost and loopback addresses); got ${value}`,
+      );
+    }
+  }
+  return problems;
+}
+
 function authConfig(env: Env): AuthConfig {
   const audience = list(env.AUTH_AUDIENCE);
   const sources = [
@@ -146,6 +184,8 @@ function authConfig(env: Env): AuthConfig {
     }
     return { kind: 'dev', issuer: DEV_ISSUER, audience: [] };
   }
+  const production = productionProblems(env);
+  if (production.length > 0) throw new ConfigError(`${production.join('. ')}.`);
   if (env.AUTH_JWKS_URL) return { kind: 'jwks', issuer, jwksUrl: env.AUTH_JWKS_URL, audience };
   if (env.AUTH_PUBLIC_KEY)
     return { kind: 'publicKey', issuer, publicKey: env.AUTH_PUBLIC_KEY, audience };
@@ -179,7 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
-    host: e.HOST,
+    host: e.HOST ?? (e.NODE_ENV === 'production' ? '::' : '127.0.0.1'),
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),
     database: Object.freeze({

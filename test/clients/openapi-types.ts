@@ -453,9 +453,9 @@ export interface operations {
                     favoriteTeam?: string | null;
                     /** @description Up to 100 characters. null or "" clears it. */
                     favoritePlayer?: string | null;
-                    /** @description Up to 100 characters; may not equal favoriteTeam (ignoring case). null or "" clears it. */
+                    /** @description Up to 100 characters; may not be the same team as favoriteTeam (compared ignoring case, compatibility forms and invisible characters). null or "" clears it. */
                     rivalTeam?: string | null;
-                    /** @description Absolute https: URL, at most 2048 characters. null or "" clears it. */
+                    /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
                     profileUrl?: string | null;
                 };
             };
@@ -576,7 +576,7 @@ export interface operations {
                     favoriteTeam?: string | null;
                     /** @description Up to 100 characters. null or "" clears it. */
                     favoritePlayer?: string | null;
-                    /** @description Absolute https: URL, at most 2048 characters. null or "" clears it. */
+                    /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
                     profileUrl?: string | null;
                 };
             };

@@ -24,7 +24,7 @@ describe.skipIf(skip)(
 
     beforeAll(async () => {
       database = await createTestDatabase();
-      issuer = await startTokenIssuer();
+      issuer = await startTokenIssuer({ audience: 'user-profile-service' });
       dataDir = await mkdtemp(path.join(tmpdir(), 'ups-instances-'));
       const env = {
         DATABASE_URL: database.databaseUrl,
@@ -34,6 +34,7 @@ describe.skipIf(skip)(
         RATE_LIMIT_PER_IP: '0',
         DATABASE_POOL_MAX: '8',
         NODE_ENV: 'production',
+        AUTH_AUDIENCE: 'user-profile-service',
         DATA_DIR: dataDir,
       };
       instances.push(...(await Promise.all([startServerProcess(env), startServerProcess(env)])));

@@ -216,7 +216,7 @@ describe('PATCH /api/user — field rules', () => {
     async (field) => {
       expectValidation(await patch(token, { [field]: 'abc\u0000def' }), field);
       expectValidation(await patch(token, { [field]: 'abc\u001bdef' }), field);
-      expectValidation(await patch(token, { [field]: 'trailing\n' }), field);
+      expectValidation(await patch(token, { [field]: 'two\nlines' }), field);
     },
   );
 
