@@ -1,6 +1,7 @@
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import type { HandlePolicy } from './domain/handles.js';
 
 /**
  * Where bearer tokens' keys come from (DESIGN §6). Exactly one source is active.
@@ -34,6 +35,8 @@ export interface Config {
   readonly trustProxy: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   readonly shutdownTimeoutMs: number;
+  /** HANDLE_CHANGE_COOLDOWN_DAYS and HANDLE_RESERVE_DAYS (0 turns either off). */
+  readonly handles: HandlePolicy;
 }
 
 /** Issuer the development identity provider signs with; the service expects it in dev mode. */
@@ -94,6 +97,8 @@ const envSchema = z.object({
     z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   ),
   SHUTDOWN_TIMEOUT_MS: int(10_000, 0, 600_000),
+  HANDLE_CHANGE_COOLDOWN_DAYS: int(30, 0, 3650),
+  HANDLE_RESERVE_DAYS: int(14, 0, 3650),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -232,5 +237,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    handles: Object.freeze({
+      cooldownDays: e.HANDLE_CHANGE_COOLDOWN_DAYS,
+      reserveDays: e.HANDLE_RESERVE_DAYS,
+    }),
   });
 }

@@ -333,6 +333,20 @@ export interface components {
          * @example {
          *       "success": false,
          *       "error": {
+         *         "code": "HANDLE_CHANGE_COOLDOWN",
+         *         "message": "You changed your handle recently: the next change is allowed from 2026-12-23T19:00:00.000Z",
+         *         "issues": [
+         *           {
+         *             "path": "handle",
+         *             "message": "Handle changes are on cooldown"
+         *           }
+         *         ],
+         *         "retryAt": "2026-12-23T19:00:00.000Z"
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
          *         "code": "PAYLOAD_TOO_LARGE",
          *         "message": "The request body is larger than 16 KiB"
          *       }
@@ -371,13 +385,18 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HANDLE_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
+                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HANDLE_TAKEN" | "HANDLE_CHANGE_COOLDOWN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
                 message: string;
                 /** @description Validation problems, one per field */
                 issues?: {
                     path: string;
                     message: string;
                 }[];
+                /**
+                 * Format: date-time
+                 * @description When the same request can succeed (HANDLE_CHANGE_COOLDOWN: when the next handle change is allowed), ISO-8601 UTC
+                 */
+                retryAt?: string;
             };
         };
         /** @description Any of the eight profile fields. Omitted: unchanged. null or an empty string: cleared (a handle can be changed, not cleared). Unknown keys are refused. */
@@ -550,7 +569,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -669,7 +688,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
