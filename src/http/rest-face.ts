@@ -66,7 +66,7 @@ export function methodNotAllowed(
  * The REST face: trpc-to-openapi serves every procedure that has OpenAPI meta
  * on its documented path. The adapter writes errors in its own shape; we keep
  * its routing, parsing of inputs and status handling, and replace only the
- * error body with our envelope (DESIGN §7). A path of the OpenAPI document
+ * error body with our envelope (docs/CONTRACT.md, Errors). A path of the OpenAPI document
  * called with a method it does not document answers 405 with `Allow`; unmatched paths answer 404 here,
  * so this must be the last route. The documented JSON mutations are answered
  * by restFastPath first, with the same procedures, meta and envelope.
