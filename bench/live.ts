@@ -210,7 +210,11 @@ async function main(): Promise<void> {
     const started = performance.now();
     await pool(writers, settings.concurrency, async (user) => {
       // rivalTeam completes name_rival: quest_completed, points_awarded, rank_changed.
-      await updateProfile({ db }, user.id, { rivalTeam: 'Rivals' });
+      await updateProfile(
+        { db, config: { handles: { cooldownDays: 0, reserveDays: 0 } } },
+        user.id,
+        { rivalTeam: 'Rivals' },
+      );
       user.committedAt = performance.now();
     });
     const writeSeconds = (performance.now() - started) / 1000;

@@ -36,6 +36,7 @@ const t = initTRPC
           path: shape.data.path,
           errorCode: appError.code,
           issues: appError.issues,
+          retryAt: appError.retryAt?.toISOString(),
         },
       };
     },
