@@ -109,10 +109,12 @@ function strictBody<K extends ProfileField>(
   const shape = Object.fromEntries(
     fields.map((field) => [field, profileFieldSchemas[field].optional()]),
   ) as { [F in K]: z.ZodOptional<(typeof profileFieldSchemas)[F]> };
+  // Own keys only: `hints.constructor` is Object, not a hint.
+  const hint = (key: string) => (Object.hasOwn(hints, key) ? hints[key] : undefined);
   return z.strictObject(shape, {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => hints[key] ?? `Unknown field "${key}"`).join('; ')
+        ? issue.keys.map((key) => hint(key) ?? `Unknown field "${key}"`).join('; ')
         : undefined,
   });
 }

@@ -25,6 +25,7 @@ export const ERROR_TABLE: Record<ErrorCode, { trpc: TRPC_ERROR_CODE_KEY; status:
   NOT_FOUND: { trpc: 'NOT_FOUND', status: 404 },
   METHOD_NOT_ALLOWED: { trpc: 'METHOD_NOT_SUPPORTED', status: 405 },
   HANDLE_TAKEN: { trpc: 'CONFLICT', status: 409 },
+  HANDLE_CHANGE_COOLDOWN: { trpc: 'CONFLICT', status: 409 },
   PAYLOAD_TOO_LARGE: { trpc: 'PAYLOAD_TOO_LARGE', status: 413 },
   UNSUPPORTED_MEDIA_TYPE: { trpc: 'UNSUPPORTED_MEDIA_TYPE', status: 415 },
   RATE_LIMITED: { trpc: 'TOO_MANY_REQUESTS', status: 429 },
@@ -119,6 +120,14 @@ export const ErrorEnvelopeSchema = z
         .array(z.object({ path: z.string(), message: z.string() }))
         .optional()
         .meta({ description: 'Validation problems, one per field' }),
+      retryAt: z.iso
+        .datetime()
+        .optional()
+        .meta({
+          description:
+            'When the same request can succeed (HANDLE_CHANGE_COOLDOWN: when the next handle ' +
+            'change is allowed), ISO-8601 UTC',
+        }),
     }),
   })
   .meta({ id: 'ErrorEnvelope' });
@@ -132,6 +141,7 @@ export function errorBody(error: AppError): ErrorBody {
       code: error.code,
       message: error.message,
       ...(error.issues ? { issues: error.issues } : {}),
+      ...(error.retryAt ? { retryAt: error.retryAt.toISOString() } : {}),
     },
   };
 }

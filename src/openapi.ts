@@ -112,6 +112,16 @@ const ERROR_EXAMPLES: Record<ErrorCode, ErrorBody> = {
     success: false,
     error: { code: 'HANDLE_TAKEN', message: 'The handle "ann" is taken' },
   },
+  HANDLE_CHANGE_COOLDOWN: {
+    success: false,
+    error: {
+      code: 'HANDLE_CHANGE_COOLDOWN',
+      message:
+        'You changed your handle recently: the next change is allowed from 2026-12-23T19:00:00.000Z',
+      issues: [{ path: 'handle', message: 'Handle changes are on cooldown' }],
+      retryAt: '2026-12-23T19:00:00.000Z',
+    },
+  },
   PAYLOAD_TOO_LARGE: {
     success: false,
     error: { code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than 16 KiB' },

@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   }
 
   const app = createApp({ config, database, verifier, logger });
-  const server = app.listen(config.port, config.host ?? '::');
+  const server = app.listen(config.port, config.host);
   hardenServer(server, logger);
   const inFlight = trackResponses(server);
   await new Promise<void>((resolve, reject) => {

@@ -9,6 +9,7 @@ import {
 } from 'jose';
 import { AppError } from '../app-error.js';
 import { MAX_TOKEN_LENGTH } from './bearer.js';
+import { subjectProblem } from './subject.js';
 
 /** Who a verified token speaks for. Users are keyed by (`issuer`, `subject`). */
 export interface Principal {
@@ -78,8 +79,9 @@ export function verifierFor(
         throw toAuthError(error);
       }
       const { iss, sub, exp } = payload;
-      if (typeof sub !== 'string' || sub === '') {
-        throw unauthenticated('The token has no subject ("sub" claim)');
+      const problem = subjectProblem(sub);
+      if (problem !== undefined || typeof sub !== 'string') {
+        throw unauthenticated(problem ?? 'The token has no subject ("sub" claim)');
       }
       // jose has checked both; this only makes the types (and any regression) explicit.
       if (iss !== issuer || typeof exp !== 'number') {

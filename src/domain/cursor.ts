@@ -1,5 +1,12 @@
 import { z } from 'zod';
 import type { PageEnd } from '../../db/queries/leaderboard.js';
+import {
+  pgInt4,
+  pgNegatableInt4,
+  pgPositiveInt8Text,
+  pgTimestamptzText,
+  pgUuid,
+} from './pg-range.js';
 
 /**
  * Page cursors. To a client a cursor is an opaque string it hands back
@@ -13,25 +20,19 @@ import type { PageEnd } from '../../db/queries/leaderboard.js';
 /** Longest cursor accepted; real ones are well under 200 characters. */
 export const MAX_CURSOR_LENGTH = 512;
 
-const INT8_MAX = 9223372036854775807n;
-
+// Every field is bounded to its column type (pg-range.ts): a forged cursor is a 400, never a
+// cast error in PostgreSQL.
 const leaderboardKeyset = z.tuple([
   z.literal('lb'),
-  z.number().int().min(-2147483648).max(2147483647),
+  pgNegatableInt4,
   // Microsecond precision: a JS Date would round it and break ties.
-  z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/),
-  z.uuid(),
+  pgTimestamptzText,
+  pgUuid,
   // The rank that entry was served with: the next page's ranks continue from it.
-  z.number().int().min(1).max(2147483647),
+  pgInt4.min(1),
 ]);
 
-const ledgerKeyset = z.tuple([
-  z.literal('pts'),
-  z
-    .string()
-    .regex(/^[1-9]\d{0,18}$/)
-    .refine((id) => BigInt(id) <= INT8_MAX),
-]);
+const ledgerKeyset = z.tuple([z.literal('pts'), pgPositiveInt8Text]);
 
 function encode(keyset: unknown): string {
   return Buffer.from(JSON.stringify(keyset), 'utf8').toString('base64url');
@@ -60,13 +61,7 @@ export function decodeLeaderboardCursor(cursor: string): PageEnd | undefined {
   const parsed = leaderboardKeyset.safeParse(decode(cursor));
   if (!parsed.success) return undefined;
   const [, points, reachedAt, userId, rank] = parsed.data;
-  // The regex admits impossible dates (February 30); PostgreSQL would refuse them with a
-  // 500, so only a date that survives a round trip through Date is a position.
-  const date = new Date(`${reachedAt.slice(0, 19)}Z`);
-  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 19) !== reachedAt.slice(0, 19)) {
-    return undefined;
-  }
-  return { position: { points, reachedAt, userId: userId.toLowerCase() }, rank };
+  return { position: { points, reachedAt, userId }, rank };
 }
 
 export function encodeLedgerCursor(entryId: string): string {

@@ -3,6 +3,7 @@
  * 16 KiB limit, the nesting limit and the media type, with body-parser's
  * failures turned into the contract's errors.
  */
+import { isUtf8 } from 'node:buffer';
 import express, { type RequestHandler } from 'express';
 import { AppError } from '../app-error.js';
 
@@ -63,6 +64,8 @@ const BODY_PARSER_ERRORS: Record<string, () => AppError> = {
   'request.size.invalid': () =>
     new AppError('VALIDATION_FAILED', 'The request body does not match its Content-Length'),
   'entity.too.deep': () => new AppError('VALIDATION_FAILED', TOO_DEEP_MESSAGE),
+  'entity.invalid.utf8': () =>
+    new AppError('VALIDATION_FAILED', 'The request body is not valid UTF-8'),
 };
 
 /** A body-parser failure as the AppError the client sees; unknown failures stay as they are. */
@@ -72,9 +75,20 @@ export function bodyParserError(err: unknown): unknown {
   return known ? known() : err;
 }
 
-/** body-parser `verify`: bounds nesting before JSON.parse runs. */
-const verifyDepth = (_req: unknown, _res: unknown, buf: Buffer, encoding: string) =>
-  assertJsonDepth(buf.toString(encoding as BufferEncoding));
+/**
+ * body-parser `verify` for both faces, on the raw bytes before anything decodes
+ * them: the body must be UTF-8 (a decoder would silently turn bad bytes into
+ * U+FFFD, and two different byte strings into one stored value), and its
+ * nesting is bounded before JSON.parse runs.
+ */
+export function verifyJsonBytes(_req: unknown, _res: unknown, buf: Buffer): void {
+  if (!isUtf8(buf)) {
+    throw Object.assign(new Error('The request body is not valid UTF-8'), {
+      type: 'entity.invalid.utf8',
+    });
+  }
+  assertJsonDepth(buf.toString('utf8'));
+}
 
 /**
  * Reads REST bodies before the OpenAPI adapter sees them. The adapter alone
@@ -88,7 +102,7 @@ export function jsonBody(): RequestHandler {
     limit: BODY_LIMIT_BYTES,
     strict: false,
     type: () => true,
-    verify: verifyDepth,
+    verify: verifyJsonBytes,
   });
   return (req, res, next) => {
     if (!METHODS_WITH_BODY.has(req.method)) {
@@ -144,8 +158,7 @@ export function trpcBodyGuard(): RequestHandler {
   const read = express.text({
     limit: BODY_LIMIT_BYTES,
     type: () => true,
-    verify: (_req, _res, buf, encoding) =>
-      assertJsonDepth(buf.toString(encoding as BufferEncoding)),
+    verify: verifyJsonBytes,
   });
   return (req, res, next) =>
     read(req, res, (err?: unknown) => next(err ? bodyParserError(err) : undefined));

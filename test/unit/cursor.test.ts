@@ -22,6 +22,27 @@ describe('page cursors', () => {
     expect(decodeLeaderboardCursor(cursor)).toEqual(end);
   });
 
+  it('round-trip the extremes PostgreSQL holds', () => {
+    const extremes = {
+      position: {
+        points: -2147483647,
+        reachedAt: '0001-01-01T00:00:00.000000Z',
+        userId: position.userId,
+      },
+      rank: 2147483647,
+    };
+    expect(decodeLeaderboardCursor(encodeLeaderboardCursor(extremes))).toEqual(extremes);
+    const top = {
+      ...extremes,
+      position: {
+        ...extremes.position,
+        points: 2147483647,
+        reachedAt: '9999-12-31T23:59:59.999999Z',
+      },
+    };
+    expect(decodeLeaderboardCursor(encodeLeaderboardCursor(top))).toEqual(top);
+  });
+
   it('round-trip a ledger entry id, up to the largest bigint', () => {
     for (const id of ['1', '9223372036854775807']) {
       expect(decodeLedgerCursor(encodeLedgerCursor(id))).toBe(id);
@@ -37,6 +58,10 @@ describe('page cursors', () => {
     ['the other list', encodeLedgerCursor('7')],
     ['points not an integer', b64(['lb', 1.5, position.reachedAt, position.userId, 1])],
     ['points beyond int4', b64(['lb', 2 ** 31, position.reachedAt, position.userId, 1])],
+    // The rank key is -points: -(-2³¹) is not an int4.
+    ['points -2147483648', b64(['lb', -(2 ** 31), position.reachedAt, position.userId, 1])],
+    ['year 0000', b64(['lb', 1, '0000-01-01T00:00:00.000000Z', position.userId, 1])],
+    ['rank beyond int4', b64(['lb', 1, position.reachedAt, position.userId, 2 ** 31])],
     ['milliseconds only', b64(['lb', 1, '2026-11-23T15:00:00.123Z', position.userId, 1])],
     ['February 30', b64(['lb', 1, '2026-02-30T00:00:00.000000Z', position.userId, 1])],
     ['hour 24', b64(['lb', 1, '2026-02-01T24:00:00.000000Z', position.userId, 1])],

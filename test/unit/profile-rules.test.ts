@@ -42,6 +42,17 @@ describe('applyProfilePatch', () => {
     ).toEqual([expect.objectContaining({ path: 'favoriteTeam' })]);
   });
 
+  it.each([
+    ['a zero-width space', 'Arsenal\u200B', 'Arsenal'],
+    ['fullwidth letters', 'Arsenal', 'Ａｒｓｅｎａｌ'],
+    ['a soft hyphen', 'Arse\u00ADnal', 'arsenal'],
+    ['ß against SS', 'Straße FC', 'STRASSE FC'],
+  ])('refuses rival = favorite written with %s', (_, favoriteTeam, rivalTeam) => {
+    expect(issuesOf(() => applyProfilePatch(profile({ favoriteTeam }), { rivalTeam }))).toEqual([
+      { path: 'rivalTeam', message: 'rivalTeam may not be the same team as favoriteTeam' },
+    ]);
+  });
+
   it('counts filled fields', () => {
     expect(filledFieldCount(profile({ name: 'a', handle: 'abc' }))).toBe(2);
   });
