@@ -17,7 +17,7 @@ import type { Logger } from './logger.js';
 
 /**
  * The one table from contract codes to tRPC codes and HTTP statuses
- * (DESIGN §7). Every face — REST, tRPC, Express middleware — reads it.
+ * (docs/CONTRACT.md, Errors). Every face — REST, tRPC, Express middleware — reads it.
  */
 export const ERROR_TABLE: Record<ErrorCode, { trpc: TRPC_ERROR_CODE_KEY; status: number }> = {
   VALIDATION_FAILED: { trpc: 'BAD_REQUEST', status: 400 },
@@ -109,7 +109,7 @@ export function errorStatus(error: AppError): number {
   return ERROR_TABLE[error.code].status;
 }
 
-/** The error envelope (DESIGN §7); openapi.json documents every error response with it. */
+/** The error envelope (docs/CONTRACT.md, Errors); openapi.json documents every error response with it. */
 export const ErrorEnvelopeSchema = z
   .object({
     success: z.literal(false),
