@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { HandlePolicy } from './domain/handles.js';
 
 /**
- * Where bearer tokens' keys come from (DESIGN §6). Exactly one source is active.
+ * Where bearer tokens' keys come from (docs/CONTRACT.md, Authentication). Exactly one source is active.
  * `dev` is the local development identity provider: a key pair kept in DATA_DIR,
  * never available in production.
  */

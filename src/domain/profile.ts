@@ -175,7 +175,7 @@ function isLocalHost(hostname: string): boolean {
   return ipaddr.process(literal).range() !== 'unicast';
 }
 
-/** Per-field input schemas: the single definition of every field rule (DESIGN §3). */
+/** Per-field input schemas: the single definition of every field rule (docs/CONTRACT.md, Field rules). */
 export const profileFieldSchemas = {
   name: textField(
     maxLength(FIELD_LENGTHS.name.max, FIELD_LENGTHS.name.min),
