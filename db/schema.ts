@@ -30,6 +30,8 @@ export interface UsersTable {
   onboardedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   createdAt: Generated<Date>;
   updatedAt: Timestamp;
+  /** Set only on tombstones: the rows that hold a deleted account's pseudonymised ledger. */
+  deletedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 /** The eight profile fields, in the order the contract lists them. */
@@ -96,7 +98,7 @@ export interface UserQuestsTable {
   updatedAt: Timestamp;
 }
 
-/** The transactional outbox (db/migrations/20261123T2000_live_events.ts). */
+/** The transactional outbox (db/migrations/20261123T2030_live_events.ts). */
 export interface LiveEventsTable {
   /** bigint identity: a string on both drivers. */
   id: ColumnType<string, never, never>;

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import {
   createOpenApiExpressMiddleware,
   getPathRegExp,
@@ -7,9 +7,15 @@ import {
   type OpenAPIObject,
   type OpenApiRouter,
 } from 'trpc-to-openapi';
-import { contextFactory, type AppDeps, type Context } from '../trpc/context.js';
+import { contextFactory, successStatus, type AppDeps, type Context } from '../trpc/context.js';
 import { AppError } from '../app-error.js';
-import { errorBody, errorHeaders, errorStatus, toAppError } from '../error-mapping.js';
+import {
+  errorBody,
+  errorHeaders,
+  errorStatus,
+  logInternalError,
+  toAppError,
+} from '../error-mapping.js';
 import { restFastPath } from './rest-fast.js';
 import { sendError } from './send-error.js';
 
@@ -43,22 +49,27 @@ export function documentedPaths(document: Pick<OpenAPIObject, 'paths'>): PathMet
 /**
  * METHOD_NOT_ALLOWED (405, with `Allow`) for a method a documented path does
  * not answer; undefined for a documented method or an unknown path (the
- * adapter answers those). HEAD is left to the adapter, as before.
+ * adapter answers those). HEAD is allowed wherever GET is, as HTTP has it.
  */
 export function methodNotAllowed(
   paths: readonly PathMethods[],
   method: string,
   url: string,
 ): AppError | undefined {
-  if (method === 'HEAD') return undefined;
   const path = normalizePath(new URL(url, 'http://localhost').pathname);
   const known = paths.filter((entry) => entry.pattern.test(path));
-  if (known.length === 0 || known.some((entry) => entry.methods.includes(method))) return undefined;
-  const allow = [...new Set(known.flatMap((entry) => entry.methods))].sort();
+  const documented = new Set(known.flatMap((entry) => entry.methods));
+  if (documented.has('GET')) documented.add('HEAD');
+  if (known.length === 0 || documented.has(method)) return undefined;
+  const allow = [...documented].sort();
+  const choices =
+    allow.length > 1 ? `${allow.slice(0, -1).join(', ')} or ${allow.at(-1)}` : allow.join('');
   return new AppError(
     'METHOD_NOT_ALLOWED',
-    `${method} is not supported on ${path}: use ${allow.join(' or ')}`,
-    { allow },
+    `${method} is not supported on ${path}: use ${choices}`,
+    {
+      allow,
+    },
   );
 }
 
@@ -83,12 +94,7 @@ export function restHandler(
     onError: ({ error, req }) => {
       const appError = toAppError(error);
       failures.set(req, appError);
-      if (appError.code === 'INTERNAL') {
-        (req as { log?: AppDeps['logger'] }).log?.error(
-          { err: error.cause ?? error },
-          'internal error',
-        );
-      }
+      logInternalError((req as Request).log, appError);
     },
     responseMeta: ({ ctx, errors }) => {
       const error = errors[0];
@@ -96,13 +102,11 @@ export function restHandler(
         const appError = toAppError(error);
         return { status: errorStatus(appError), headers: errorHeaders(appError) };
       }
-      return { status: (ctx as Context | undefined)?.response.created ? 201 : 200 };
+      return { status: successStatus(ctx as Context | undefined) };
     },
   });
 
-  const fast = restFastPath(deps, router, (appError, cause, req) => {
-    if (appError.code === 'INTERNAL') req.log.error({ err: cause }, 'internal error');
-  });
+  const fast = restFastPath(deps, router, (appError, req) => logInternalError(req.log, appError));
   const paths = documentedPaths(document);
   const adapter: RequestHandler = (req, res, next) => {
     const notAllowed = methodNotAllowed(paths, req.method, req.url);
@@ -110,6 +114,11 @@ export function restHandler(
       sendError(res, notAllowed);
       return;
     }
+    // No supported hook exists for the error body: trpc-to-openapi 3.3 lets
+    // responseMeta set only the status and headers, and writes
+    // `{ ...errorShape, message, code, issues }` itself, from the errorFormatter
+    // that /trpc needs in tRPC's own shape. So the envelope replaces that body
+    // as it is written; `onError` (above) has recorded the AppError for it.
     const end = res.end.bind(res) as (chunk?: unknown) => typeof res;
     res.end = ((chunk?: unknown) => {
       const failure = failures.get(req);

@@ -4,7 +4,7 @@ import { parseBearer } from '../auth/bearer.js';
 import { principalKey } from '../auth/verifier.js';
 import { rateLimitHeaders } from '../rate-limit.js';
 import type { Context } from './context.js';
-import { AppError } from '../app-error.js';
+import { AppError, UserGoneError } from '../app-error.js';
 import { ERROR_TABLE, toAppError, toTRPCError } from '../error-mapping.js';
 
 /** How often an open live stream sends a heartbeat (an SSE `ping` event). */
@@ -42,12 +42,18 @@ const t = initTRPC
     },
   });
 
-/** Every procedure's errors leave as TRPCErrors whose code matches the contract code. */
+/**
+ * Every procedure's error leaves as a TRPCError whose cause is its AppError
+ * and whose code is that AppError's tRPC code (src/error-mapping.ts: the one
+ * error path).
+ */
 const mapErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (!result.ok) {
     const appError = toAppError(result.error);
-    if (result.error.code !== ERROR_TABLE[appError.code].trpc) throw toTRPCError(appError);
+    const wrapped =
+      result.error.cause === appError && result.error.code === ERROR_TABLE[appError.code].trpc;
+    if (!wrapped) throw toTRPCError(appError);
   }
   return result;
 });
@@ -76,6 +82,21 @@ export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
       });
     }
   }
-  const userId = await userIds.resolve(db, principal);
-  return next({ ctx: { userId, principal } });
+  for (let attempt = 1; ; attempt += 1) {
+    const userId = await userIds.resolve(db, principal);
+    const result = await next({ ctx: { userId, principal } });
+    if (result.ok || !(toAppError(result.error) instanceof UserGoneError)) return result;
+    // The account was deleted (on any instance) after its id was resolved:
+    // whatever the operation did went with it. The identity starts over as a
+    // new user; only deletions racing each other again and again end here.
+    userIds.forget(principal);
+    if (attempt === USER_GONE_ATTEMPTS) {
+      throw new AppError('UNAVAILABLE', 'The account was deleted while this request ran; retry', {
+        retryAfterSeconds: 1,
+      });
+    }
+  }
 });
+
+/** How often an operation runs when its user keeps being deleted under it (DELETE /api/user racing itself). */
+const USER_GONE_ATTEMPTS = 3;
