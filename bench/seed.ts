@@ -129,7 +129,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < 50; i++) {
       const user = await ensureUser(db, ISSUER, `fresh-${i}`);
       const started = performance.now();
-      await onboard({ db }, user.id, {
+      await onboard({ db, clock: () => new Date() }, user.id, {
         name: 'New Fan',
         handle: `fresh_${i}`,
         favoriteTeam: 'Leeds',

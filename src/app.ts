@@ -23,13 +23,21 @@ export interface AppOptions {
   database: DatabaseHandle;
   verifier: AuthVerifier;
   logger: Logger;
+  /** Defaults to the system clock. */
+  clock?: () => Date;
 }
 
 /**
  * Builds the Express app. No side effects: nothing listens, nothing connects;
  * the server entry and the tests both call this with their own collaborators.
  */
-export function createApp({ config, database, verifier, logger }: AppOptions): Express {
+export function createApp({
+  config,
+  database,
+  verifier,
+  logger,
+  clock = () => new Date(),
+}: AppOptions): Express {
   const deps: AppDeps = {
     config,
     db: database.db,
@@ -37,6 +45,7 @@ export function createApp({ config, database, verifier, logger }: AppOptions): E
     logger,
     userRateLimiter: createRateLimiter(config.rateLimit.perUser),
     userIds: createUserIdResolver(),
+    clock,
   };
   const openApiDocument = buildOpenApiDocument();
 

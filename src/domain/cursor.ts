@@ -15,23 +15,25 @@ export const MAX_CURSOR_LENGTH = 512;
 
 const INT8_MAX = 9223372036854775807n;
 
+/** A bigint as canonical decimal text, 0 … 2^63−1 (what a bigint column holds). */
+const int8Text = z
+  .string()
+  .regex(/^(0|[1-9]\d{0,18})$/)
+  // The regex runs first but does not stop the refinement: test it again before BigInt().
+  .refine((value) => /^\d+$/.test(value) && BigInt(value) <= INT8_MAX);
+
 const leaderboardKeyset = z.tuple([
   z.literal('lb'),
+  // points: an integer column.
   z.number().int().min(-2147483648).max(2147483647),
-  // Microsecond precision: a JS Date would round it and break ties.
-  z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/),
+  // reached_seq: a bigint, carried as text (a JS number would lose digits past 2^53).
+  int8Text,
   z.uuid(),
   // The rank that entry was served with: the next page's ranks continue from it.
   z.number().int().min(1).max(2147483647),
 ]);
 
-const ledgerKeyset = z.tuple([
-  z.literal('pts'),
-  z
-    .string()
-    .regex(/^[1-9]\d{0,18}$/)
-    .refine((id) => BigInt(id) <= INT8_MAX),
-]);
+const ledgerKeyset = z.tuple([z.literal('pts'), int8Text.refine((id) => id !== '0')]);
 
 function encode(keyset: unknown): string {
   return Buffer.from(JSON.stringify(keyset), 'utf8').toString('base64url');
@@ -52,21 +54,15 @@ function decode(cursor: string): unknown {
 }
 
 export function encodeLeaderboardCursor({ position, rank }: PageEnd): string {
-  return encode(['lb', position.points, position.reachedAt, position.userId, rank]);
+  return encode(['lb', position.points, position.seq, position.userId, rank]);
 }
 
 /** Where the page a leaderboard cursor came from ended, or undefined when it is not one. */
 export function decodeLeaderboardCursor(cursor: string): PageEnd | undefined {
   const parsed = leaderboardKeyset.safeParse(decode(cursor));
   if (!parsed.success) return undefined;
-  const [, points, reachedAt, userId, rank] = parsed.data;
-  // The regex admits impossible dates (February 30); PostgreSQL would refuse them with a
-  // 500, so only a date that survives a round trip through Date is a position.
-  const date = new Date(`${reachedAt.slice(0, 19)}Z`);
-  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 19) !== reachedAt.slice(0, 19)) {
-    return undefined;
-  }
-  return { position: { points, reachedAt, userId: userId.toLowerCase() }, rank };
+  const [, points, seq, userId, rank] = parsed.data;
+  return { position: { points, seq, userId: userId.toLowerCase() }, rank };
 }
 
 export function encodeLedgerCursor(entryId: string): string {
