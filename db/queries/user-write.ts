@@ -428,7 +428,7 @@ export async function applyUserWrite(
       (SELECT coalesce(json_agg(json_build_object('board', e.board, 'points', e.points,
                 'seq', e.reached_seq::text, 'team_key', e.team_key)), '[]')
          FROM entries e) AS written_entries,
-      ${plan.rank ? allTimeRank(plan) : sql`NULL`} AS rank
+      ${plan.rank ? allTimeRank() : sql`NULL`} AS rank
     FROM guard g`;
 
   let row: WriteRow | undefined;
@@ -465,14 +465,17 @@ export async function applyUserWrite(
  * entry visible took its number before this write took its own: a user who
  * has just reached a score is last among those who hold it.
  */
-function allTimeRank(plan: UserWritePlan): RawBuilder<string> {
-  const before = plan.boards.find((write) => write.board === ALL_TIME_BOARD)?.before;
-  const written = (column: string) =>
-    sql`(SELECT ${sql.raw(column)} FROM entries WHERE board = ${ALL_TIME_BOARD})`;
+function allTimeRank(): RawBuilder<string> {
+  // The entry as written, or as stored when this write leaves it alone.
+  const position = (column: string) =>
+    sql`coalesce(
+      (SELECT ${sql.raw(column)} FROM entries WHERE board = ${ALL_TIME_BOARD}),
+      (SELECT ${sql.raw(column)} FROM leaderboard_entries
+       WHERE board = ${ALL_TIME_BOARD} AND user_id = g.id))`;
   return rankExpression({
     board: sql<string>`${ALL_TIME_BOARD}::text`,
     teamKey: undefined,
-    points: sql<number>`coalesce(${written('points')}, ${before?.points ?? null}::integer)`,
-    seq: sql<string>`coalesce(${written('reached_seq')}, ${before?.seq ?? null}::bigint)`,
+    points: sql<number>`${position('points')}`,
+    seq: sql<string>`${position('reached_seq')}`,
   });
 }
