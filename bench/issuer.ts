@@ -18,6 +18,8 @@ export interface BenchIssuer {
 }
 
 const KID = 'bench-es256';
+/** The `aud` of every token; the service runs in production mode, which requires AUTH_AUDIENCE. */
+export const BENCH_AUDIENCE = 'user-profile-service-bench';
 
 const base64url = (input: Buffer | string) => Buffer.from(input).toString('base64url');
 
@@ -56,7 +58,13 @@ function signEs256(
 ): string {
   const now = Math.floor(Date.now() / 1000);
   const payload = base64url(
-    JSON.stringify({ iss: issuer, sub: subject, iat: now, exp: now + ttlSeconds }),
+    JSON.stringify({
+      iss: issuer,
+      aud: BENCH_AUDIENCE,
+      sub: subject,
+      iat: now,
+      exp: now + ttlSeconds,
+    }),
   );
   const input = `${header}.${payload}`;
   // JWS ES256 signatures are the raw r||s pair (RFC 7518 §3.4), not DER.

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { startIssuer, type BenchIssuer } from './issuer.js';
+import { BENCH_AUDIENCE, startIssuer, type BenchIssuer } from './issuer.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const smoke = process.argv.includes('--smoke');
@@ -246,6 +246,7 @@ async function startService(issuer: BenchIssuer, databaseUrl: string): Promise<R
     DATABASE_URL: databaseUrl,
     AUTH_ISSUER: issuer.issuer,
     AUTH_JWKS_URL: issuer.jwksUrl,
+    AUTH_AUDIENCE: BENCH_AUDIENCE,
     // The per-IP limit would stop a load generator on one address; the per-user
     // limit stays on (high enough never to trigger) so its cost is measured.
     RATE_LIMIT_PER_IP: '0',

@@ -10,7 +10,8 @@ import type { Database } from '../db/schema.js';
  *
  * - identity (issuer, `seed-<g>`) for g = 1…N; the user id is derived from
  *   (issuer, g), so every table is one set-based INSERT without a join;
- * - profile: name `Fan <g>`, handle `seed_<g>`; a favorite team for 24 of 25
+ * - profile: name `Fan <g>`, handle `seed_<g>` (held in handle_claims, set
+ *   once in handle_history); a favorite team for 24 of 25
  *   users (22 teams, `Team 1`…`Team 22`); a rival team for one in three; all
  *   eight fields for one in 21 (those with a team);
  * - quest states, ledger rows (one per completed quest, `balanceAfter` the
@@ -79,6 +80,17 @@ export async function seedUsers(
                CASE WHEN ${full} THEN 'https://fans.example/' || g END,
                ${at}, ${at}
         FROM ${series}`,
+  );
+  // Every handle is held (handle_claims) and was set once (handle_history 'first').
+  await step(
+    'handle claims',
+    sql`INSERT INTO handle_claims (handle_key, user_id, updated_at)
+        SELECT lower('seed_' || g), ${id}, ${at} FROM ${series}`,
+  );
+  await step(
+    'handle history',
+    sql`INSERT INTO handle_history (user_id, old_handle, new_handle, kind, changed_at)
+        SELECT ${id}, NULL, 'seed_' || g, 'first', ${at} FROM ${series} ORDER BY g`,
   );
   // Quest order and points as src/domain/quests.ts defines them.
   const quests = sql`(VALUES

@@ -29,7 +29,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { findRankedEntry } from '../db/queries/leaderboard.js';
 import { ensureUser } from '../db/queries/users.js';
 import { getLeaderboard, getLeaderboardAroundMe } from '../src/services/leaderboard.js';
-import { onboard, updateProfile } from '../src/services/profile.js';
+import { onboard, updateProfile, type WriteDeps } from '../src/services/profile.js';
 import { isSeeded, seedUsers } from './seed-data.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -46,6 +46,8 @@ if (!Number.isSafeInteger(users) || users < 1)
   throw new Error('--users must be a positive integer');
 const issuer = args.issuer ?? 'https://seed.bench.invalid';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+/** The default handle settings (HANDLE_CHANGE_COOLDOWN_DAYS, HANDLE_RESERVE_DAYS). */
+const CONFIG = { handles: { cooldownDays: 30, reserveDays: 14 } };
 const out: string[] = [];
 
 function say(line = ''): void {
@@ -113,7 +115,7 @@ async function main(): Promise<void> {
     statementTimeoutMs: 6 * 3600_000,
   });
   const { db } = database;
-  const deps = { db, clock: () => new Date() };
+  const deps = { db, clock: () => new Date(), config: CONFIG };
   try {
     say(`# bench:seed, ${users.toLocaleString('en')} users — ${new Date().toISOString()}`);
     say();
@@ -143,10 +145,12 @@ async function main(): Promise<void> {
   }
 }
 
-async function measure(deps: {
-  db: Kysely<import('../db/schema.js').Database>;
-  clock: () => Date;
-}) {
+async function measure(
+  deps: WriteDeps & {
+    db: Kysely<import('../db/schema.js').Database>;
+    clock: () => Date;
+  },
+) {
   const { db } = deps;
   const count = Number(
     (

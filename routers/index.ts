@@ -1,4 +1,4 @@
-import { mergeRouters } from '../src/trpc.js';
+import { mergeRouters } from '../src/trpc/init.js';
 import { leaderboardRouter } from './leaderboard.js';
 import { userRouter } from './user.js';
 

@@ -1,5 +1,5 @@
 import { getLeaderboard, getLeaderboardAroundMe } from '../src/services/leaderboard.js';
-import { protectedProcedure, router } from '../src/trpc.js';
+import { protectedProcedure, router } from '../src/trpc/init.js';
 import { toLeaderboardAroundMe, toLeaderboardPage } from './dto.js';
 import {
   LeaderboardAroundMeInput,

@@ -5,7 +5,6 @@ import {
   MAX_CURSOR_LENGTH,
 } from '../src/domain/cursor.js';
 import { profileFieldSchemas, teamFilterSchema, type ProfileField } from '../src/domain/profile.js';
-import { ERROR_CODES } from '../src/errors.js';
 
 /**
  * Input and output schemas of every router. Each carries an `id`, so openapi.json
@@ -99,21 +98,6 @@ export function success<T extends z.ZodType>(data: T) {
   return z.object({ success: z.literal(true), data });
 }
 
-/** The error envelope (DESIGN §7); openapi.json documents every error response with it. */
-export const ErrorEnvelopeSchema = z
-  .object({
-    success: z.literal(false),
-    error: z.object({
-      code: z.enum(ERROR_CODES),
-      message: z.string(),
-      issues: z
-        .array(z.object({ path: z.string(), message: z.string() }))
-        .optional()
-        .meta({ description: 'Validation problems, one per field' }),
-    }),
-  })
-  .meta({ id: 'ErrorEnvelope' });
-
 /**
  * A body that refuses unknown keys. The message names each key; `hints` gives a
  * better one where we know what the caller meant.
@@ -125,10 +109,12 @@ function strictBody<K extends ProfileField>(
   const shape = Object.fromEntries(
     fields.map((field) => [field, profileFieldSchemas[field].optional()]),
   ) as { [F in K]: z.ZodOptional<(typeof profileFieldSchemas)[F]> };
+  // Own keys only: `hints.constructor` is Object, not a hint.
+  const hint = (key: string) => (Object.hasOwn(hints, key) ? hints[key] : undefined);
   return z.strictObject(shape, {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => hints[key] ?? `Unknown field "${key}"`).join('; ')
+        ? issue.keys.map((key) => hint(key) ?? `Unknown field "${key}"`).join('; ')
         : undefined,
   });
 }

@@ -1,6 +1,6 @@
 import { getCurrentUser, getPointsHistory, getQuests } from '../src/services/account.js';
 import { onboard, updateProfile } from '../src/services/profile.js';
-import { protectedProcedure, router } from '../src/trpc.js';
+import { protectedProcedure, router } from '../src/trpc/init.js';
 import {
   toLeaderboardEntry,
   toLedgerEntry,

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { appRouter } from '../routers/index.js';
 import { buildOpenApiDocument, operationTableProblems } from '../src/openapi.js';
 
 /**
@@ -15,8 +16,8 @@ export const OPENAPI_TYPES_PATH = fileURLToPath(
 );
 
 export function renderOpenApi(): string {
-  const document = buildOpenApiDocument();
-  const problems = operationTableProblems(document);
+  const document = buildOpenApiDocument(appRouter);
+  const problems = operationTableProblems(document, appRouter);
   if (problems.length > 0) throw new Error(problems.join('\n'));
   return `${JSON.stringify(document, null, 2)}\n`;
 }

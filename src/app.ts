@@ -1,20 +1,21 @@
 import express, { type Express } from 'express';
 import type { DatabaseHandle } from '../db/database.js';
+import { appRouter } from '../routers/index.js';
 import { withTokenCache } from './auth/token-cache.js';
 import { createUserIdResolver } from './auth/user-ids.js';
 import type { AuthVerifier } from './auth/verifier.js';
 import type { Config } from './config.js';
-import type { AppDeps } from './context.js';
+import type { AppDeps } from './trpc/context.js';
 import { docsRouter } from './http/docs.js';
 import { ipRateLimit } from './http/ip-rate-limit.js';
-import { jsonBody } from './http/json-body.js';
-import { createRateLimiter } from './http/rate-limit.js';
+import { jsonBody, trpcBodyGuard } from './http/body.js';
+import { createRateLimiter } from './rate-limit.js';
 import { requestContext } from './http/request-context.js';
-import { restHandler } from './http/rest.js';
+import { restHandler } from './http/rest-face.js';
 import { corsPolicy, securityHeaders } from './http/security.js';
 import { errorHandler, sendError } from './http/send-error.js';
-import { trpcBodyGuard, trpcHandler } from './http/trpc.js';
-import { AppError } from './errors.js';
+import { trpcHandler } from './http/trpc-face.js';
+import { AppError } from './app-error.js';
 import type { Logger } from './logger.js';
 import { buildOpenApiDocument } from './openapi.js';
 
@@ -30,6 +31,8 @@ export interface AppOptions {
 /**
  * Builds the Express app. No side effects: nothing listens, nothing connects;
  * the server entry and the tests both call this with their own collaborators.
+ * This is the composition root: the only file under src/ that imports
+ * routers/; the faces and the OpenAPI builder are handed the router.
  */
 export function createApp({
   config,
@@ -47,7 +50,7 @@ export function createApp({
     userIds: createUserIdResolver(),
     clock,
   };
-  const openApiDocument = buildOpenApiDocument();
+  const openApiDocument = buildOpenApiDocument(appRouter);
 
   const app = express();
   app.disable('x-powered-by');
@@ -77,9 +80,9 @@ export function createApp({
   app.use('/docs', docsRouter());
 
   const ipLimit = ipRateLimit(createRateLimiter(config.rateLimit.perIp), config.rateLimit.perIp);
-  app.use('/trpc', ipLimit, trpcBodyGuard(), trpcHandler(deps));
+  app.use('/trpc', ipLimit, trpcBodyGuard(), trpcHandler(deps, appRouter));
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.
-  app.use(ipLimit, jsonBody(), restHandler(deps));
+  app.use(ipLimit, jsonBody(), restHandler(deps, appRouter));
   app.use(errorHandler);
   return app;
 }

@@ -1,5 +1,7 @@
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import type { HandlePolicy } from './domain/handles.js';
 
 /**
  * Where bearer tokens' keys come from (DESIGN §6). Exactly one source is active.
@@ -16,7 +18,8 @@ export type AuthConfig =
 export interface Config {
   readonly nodeEnv: 'development' | 'production' | 'test';
   readonly port: number;
-  readonly host: string | undefined;
+  /** Where to listen: HOST, else all interfaces in production and 127.0.0.1 elsewhere. */
+  readonly host: string;
   readonly databaseUrl: string | undefined;
   /**
    * A connection that keeps its session (LISTEN, advisory locks held across
@@ -36,6 +39,8 @@ export interface Config {
   readonly trustProxy: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   readonly shutdownTimeoutMs: number;
+  /** HANDLE_CHANGE_COOLDOWN_DAYS and HANDLE_RESERVE_DAYS (0 turns either off). */
+  readonly handles: HandlePolicy;
 }
 
 /** Issuer the development identity provider signs with; the service expects it in dev mode. */
@@ -102,6 +107,8 @@ const envSchema = z.object({
     z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   ),
   SHUTDOWN_TIMEOUT_MS: int(10_000, 0, 600_000),
+  HANDLE_CHANGE_COOLDOWN_DAYS: int(30, 0, 3650),
+  HANDLE_RESERVE_DAYS: int(14, 0, 3650),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -121,6 +128,42 @@ function list(value: string | undefined): string[] {
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '');
+}
+
+/** A URL whose host is this machine: `localhost` or a loopback IP literal. */
+function isLoopbackUrl(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  return ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback';
+}
+
+/**
+ * Production refuses to run with settings that fail open: no expected
+ * audience (any token of the issuer, for any of its clients, would pass), or
+ * keys fetched over plain http from another machine (anyone on the path could
+ * swap them).
+ */
+function productionProblems(env: Env): string[] {
+  if (env.NODE_ENV !== 'production') return [];
+  const problems: string[] = [];
+  if (list(env.AUTH_AUDIENCE).length === 0) {
+    problems.push(
+      'AUTH_AUDIENCE is required when NODE_ENV=production: set it to the "aud" value the ' +
+        'identity provider puts in tokens for this API, so tokens minted for other clients ' +
+        'of the same provider are refused',
+    );
+  }
+  const urls = { AUTH_ISSUER: env.AUTH_ISSUER, AUTH_JWKS_URL: env.AUTH_JWKS_URL };
+  for (const [name, value] of Object.entries(urls)) {
+    const url = value !== undefined && URL.canParse(value) ? new URL(value) : undefined;
+    if (url?.protocol === 'http:' && !isLoopbackUrl(url)) {
+      problems.push(
+        `${name} must be an https:// URL when NODE_ENV=production (plain http is allowed ` +
+          `only for localhost and loopback addresses); got ${value}`,
+      );
+    }
+  }
+  return problems;
 }
 
 function authConfig(env: Env): AuthConfig {
@@ -154,6 +197,8 @@ function authConfig(env: Env): AuthConfig {
     }
     return { kind: 'dev', issuer: DEV_ISSUER, audience: [] };
   }
+  const production = productionProblems(env);
+  if (production.length > 0) throw new ConfigError(`${production.join('. ')}.`);
   if (env.AUTH_JWKS_URL) return { kind: 'jwks', issuer, jwksUrl: env.AUTH_JWKS_URL, audience };
   if (env.AUTH_PUBLIC_KEY)
     return { kind: 'publicKey', issuer, publicKey: env.AUTH_PUBLIC_KEY, audience };
@@ -187,7 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
-    host: e.HOST,
+    host: e.HOST ?? (e.NODE_ENV === 'production' ? '::' : '127.0.0.1'),
     databaseUrl: e.DATABASE_URL,
     databaseDirectUrl: e.DATABASE_URL && (e.DATABASE_DIRECT_URL ?? e.DATABASE_URL),
     dataDir: path.resolve(e.DATA_DIR),
@@ -202,5 +247,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    handles: Object.freeze({
+      cooldownDays: e.HANDLE_CHANGE_COOLDOWN_DAYS,
+      reserveDays: e.HANDLE_RESERVE_DAYS,
+    }),
   });
 }

@@ -1,7 +1,8 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { z } from 'zod';
 import { isDatabaseUnavailable } from '../db/queries/errors.js';
-import { AppError, validationError, type ErrorCode, type Issue } from './errors.js';
+import { AppError, ERROR_CODES, validationError, type ErrorCode, type Issue } from './app-error.js';
 
 /**
  * The one table from contract codes to tRPC codes and HTTP statuses
@@ -13,6 +14,7 @@ export const ERROR_TABLE: Record<ErrorCode, { trpc: TRPC_ERROR_CODE_KEY; status:
   NOT_FOUND: { trpc: 'NOT_FOUND', status: 404 },
   METHOD_NOT_ALLOWED: { trpc: 'METHOD_NOT_SUPPORTED', status: 405 },
   HANDLE_TAKEN: { trpc: 'CONFLICT', status: 409 },
+  HANDLE_CHANGE_COOLDOWN: { trpc: 'CONFLICT', status: 409 },
   PAYLOAD_TOO_LARGE: { trpc: 'PAYLOAD_TOO_LARGE', status: 413 },
   UNSUPPORTED_MEDIA_TYPE: { trpc: 'UNSUPPORTED_MEDIA_TYPE', status: 415 },
   RATE_LIMITED: { trpc: 'TOO_MANY_REQUESTS', status: 429 },
@@ -71,11 +73,30 @@ export function errorStatus(error: AppError): number {
   return ERROR_TABLE[error.code].status;
 }
 
-/** The documented error envelope (DESIGN §7). */
-export interface ErrorBody {
-  success: false;
-  error: { code: ErrorCode; message: string; issues?: Issue[] };
-}
+/** The error envelope (DESIGN §7); openapi.json documents every error response with it. */
+export const ErrorEnvelopeSchema = z
+  .object({
+    success: z.literal(false),
+    error: z.object({
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+      issues: z
+        .array(z.object({ path: z.string(), message: z.string() }))
+        .optional()
+        .meta({ description: 'Validation problems, one per field' }),
+      retryAt: z.iso
+        .datetime()
+        .optional()
+        .meta({
+          description:
+            'When the same request can succeed (HANDLE_CHANGE_COOLDOWN: when the next handle ' +
+            'change is allowed), ISO-8601 UTC',
+        }),
+    }),
+  })
+  .meta({ id: 'ErrorEnvelope' });
+
+export type ErrorBody = z.infer<typeof ErrorEnvelopeSchema>;
 
 export function errorBody(error: AppError): ErrorBody {
   return {
@@ -84,6 +105,7 @@ export function errorBody(error: AppError): ErrorBody {
       code: error.code,
       message: error.message,
       ...(error.issues ? { issues: error.issues } : {}),
+      ...(error.retryAt ? { retryAt: error.retryAt.toISOString() } : {}),
     },
   };
 }

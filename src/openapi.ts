@@ -1,9 +1,7 @@
-import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
 import { z } from 'zod';
-import { appRouter } from '../routers/index.js';
-import { ErrorEnvelopeSchema } from '../routers/schemas.js';
-import { ERROR_TABLE, type ErrorBody } from './error-mapping.js';
-import { ERROR_CODES, type ErrorCode } from './errors.js';
+import { ERROR_TABLE, ErrorEnvelopeSchema, type ErrorBody } from './error-mapping.js';
+import { ERROR_CODES, type ErrorCode } from './app-error.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -113,6 +111,16 @@ const ERROR_EXAMPLES: Record<ErrorCode, ErrorBody> = {
   HANDLE_TAKEN: {
     success: false,
     error: { code: 'HANDLE_TAKEN', message: 'The handle "ann" is taken' },
+  },
+  HANDLE_CHANGE_COOLDOWN: {
+    success: false,
+    error: {
+      code: 'HANDLE_CHANGE_COOLDOWN',
+      message:
+        'You changed your handle recently: the next change is allowed from 2026-12-23T19:00:00.000Z',
+      issues: [{ path: 'handle', message: 'Handle changes are on cooldown' }],
+      retryAt: '2026-12-23T19:00:00.000Z',
+    },
   },
   PAYLOAD_TOO_LARGE: {
     success: false,
@@ -225,13 +233,13 @@ interface ProcedureDef {
   _def: { inputs: unknown[]; meta?: { openapi?: { tags?: string[]; errorResponses?: unknown } } };
 }
 
-function procedure(name: string): ProcedureDef | undefined {
-  return (appRouter._def.procedures as Record<string, ProcedureDef | undefined>)[name];
+function procedure(router: OpenApiRouter, name: string): ProcedureDef | undefined {
+  return (router._def.procedures as Record<string, ProcedureDef | undefined>)[name];
 }
 
 /** Whether the procedure's zod input refuses unknown keys (the adapter drops this for refined schemas). */
-function refusesUnknownKeys(procedureName: string): boolean {
-  const input = procedure(procedureName)?._def.inputs[0];
+function refusesUnknownKeys(router: OpenApiRouter, procedureName: string): boolean {
+  const input = procedure(router, procedureName)?._def.inputs[0];
   return input instanceof z.ZodObject && input.def.catchall instanceof z.ZodNever;
 }
 
@@ -242,8 +250,7 @@ function refusesUnknownKeys(procedureName: string): boolean {
  */
 export function metaProblems(
   name: string,
-  meta: { tags?: unknown; errorResponses?: unknown } | undefined = procedure(name)?._def.meta
-    ?.openapi,
+  meta: { tags?: unknown; errorResponses?: unknown } | undefined,
 ): string[] {
   return meta?.tags || meta?.errorResponses
     ? [`${name}: declare tags and errorResponses in OPERATIONS (src/openapi.ts), not in the meta`]
@@ -255,7 +262,10 @@ export function metaProblems(
  * procedure meta that declares what only OPERATIONS may. The generator refuses to write
  * openapi.json while this is not empty, and a unit test fails.
  */
-export function operationTableProblems(document: Pick<OpenAPIObject, 'paths'>): string[] {
+export function operationTableProblems(
+  document: Pick<OpenAPIObject, 'paths'>,
+  router: OpenApiRouter,
+): string[] {
   const ids = listOperations(document).map(({ path, method, operation }) => {
     return operation.operationId ?? `${method.toUpperCase()} ${path}`;
   });
@@ -266,7 +276,9 @@ export function operationTableProblems(document: Pick<OpenAPIObject, 'paths'>): 
     ...Object.keys(OPERATIONS)
       .filter((id) => !ids.includes(id))
       .map((id) => `OPERATIONS row ${id} matches no operation`),
-    ...Object.keys(OPERATIONS).flatMap((id) => metaProblems(id)),
+    ...Object.keys(OPERATIONS).flatMap((id) =>
+      metaProblems(id, procedure(router, id)?._def.meta?.openapi),
+    ),
   ];
 }
 
@@ -278,8 +290,8 @@ export function operationTableProblems(document: Pick<OpenAPIObject, 'paths'>): 
  * response with our envelope (the adapter's error.* schemas are removed), an
  * honest request body, and 201 where an operation creates.
  */
-export function buildOpenApiDocument(): OpenAPIObject {
-  const document = generateOpenApiDocument(appRouter, {
+export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
+  const document = generateOpenApiDocument(router, {
     title: 'User Profile Service',
     version: API_VERSION,
     description:
@@ -325,7 +337,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
 
     const body = operation.requestBody?.content?.['application/json']?.schema;
     if (body) {
-      if (refusesUnknownKeys(id)) body.additionalProperties = false;
+      if (refusesUnknownKeys(router, id)) body.additionalProperties = false;
       if (row.minBodyProperties !== undefined) body.minProperties = row.minBodyProperties;
     }
 

@@ -2,9 +2,9 @@ import type { Server, ServerResponse } from 'node:http';
 import { createDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { createApp } from './app.js';
-import { createAuthVerifier } from './auth/verifier.js';
+import { createAuthVerifier } from './auth/key-sources.js';
 import { ConfigError, loadConfig } from './config.js';
-import { hardenServer } from './http/security.js';
+import { hardenServer } from './http/client-error.js';
 import { createLogger } from './logger.js';
 
 /**
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   }
 
   const app = createApp({ config, database, verifier, logger });
-  const server = app.listen(config.port, config.host ?? '::');
+  const server = app.listen(config.port, config.host);
   hardenServer(server, logger);
   const inFlight = trackResponses(server);
   await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError } from '../app-error.js';
 
 /** Longest bearer token accepted (DESIGN §6); longer ones are refused before any crypto. */
 export const MAX_TOKEN_LENGTH = 8 * 1024;

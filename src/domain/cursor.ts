@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { PageEnd } from '../../db/queries/leaderboard.js';
+import { pgInt4, pgInt8Text, pgNegatableInt4, pgPositiveInt8Text, pgUuid } from './pg-range.js';
 
 /**
  * Page cursors. To a client a cursor is an opaque string it hands back
@@ -13,27 +14,20 @@ import type { PageEnd } from '../../db/queries/leaderboard.js';
 /** Longest cursor accepted; real ones are well under 200 characters. */
 export const MAX_CURSOR_LENGTH = 512;
 
-const INT8_MAX = 9223372036854775807n;
-
-/** A bigint as canonical decimal text, 0 … 2^63−1 (what a bigint column holds). */
-const int8Text = z
-  .string()
-  .regex(/^(0|[1-9]\d{0,18})$/)
-  // The regex runs first but does not stop the refinement: test it again before BigInt().
-  .refine((value) => /^\d+$/.test(value) && BigInt(value) <= INT8_MAX);
-
+// Every field is bounded to its column type (pg-range.ts): a forged cursor is a 400, never a
+// cast error in PostgreSQL.
 const leaderboardKeyset = z.tuple([
   z.literal('lb'),
-  // points: an integer column.
-  z.number().int().min(-2147483648).max(2147483647),
-  // reached_seq: a bigint, carried as text (a JS number would lose digits past 2^53).
-  int8Text,
-  z.uuid(),
+  pgNegatableInt4,
+  // reached_seq: a bigint from a sequence (never negative), carried as text: a JS
+  // number would lose digits past 2^53.
+  pgInt8Text.refine((text) => !text.startsWith('-')),
+  pgUuid,
   // The rank that entry was served with: the next page's ranks continue from it.
-  z.number().int().min(1).max(2147483647),
+  pgInt4.min(1),
 ]);
 
-const ledgerKeyset = z.tuple([z.literal('pts'), int8Text.refine((id) => id !== '0')]);
+const ledgerKeyset = z.tuple([z.literal('pts'), pgPositiveInt8Text]);
 
 function encode(keyset: unknown): string {
   return Buffer.from(JSON.stringify(keyset), 'utf8').toString('base64url');
@@ -62,7 +56,7 @@ export function decodeLeaderboardCursor(cursor: string): PageEnd | undefined {
   const parsed = leaderboardKeyset.safeParse(decode(cursor));
   if (!parsed.success) return undefined;
   const [, points, seq, userId, rank] = parsed.data;
-  return { position: { points, seq, userId: userId.toLowerCase() }, rank };
+  return { position: { points, seq, userId }, rank };
 }
 
 export function encodeLedgerCursor(entryId: string): string {

@@ -1,6 +1,9 @@
 import { z } from 'zod';
+import ipaddr from 'ipaddr.js';
 import { PROFILE_FIELDS, type ProfileField, type ProfileFields } from '../../db/schema.js';
-import { validationError, type Issue } from '../errors.js';
+import { teamKey } from '../../db/team-key.js';
+import { validationError, type Issue } from '../app-error.js';
+import { cleanText, textProblem } from './text.js';
 
 // Defined with the table types (db/ imports nothing from src/); re-exported for the domain.
 export { PROFILE_FIELDS, type ProfileField };
@@ -46,9 +49,6 @@ export const RESERVED_HANDLES: ReadonlySet<string> = new Set([
   'undefined',
 ]);
 
-// \p{Cc}: C0 controls, DEL and C1 controls. Refused anywhere in the raw value,
-// even where trimming would remove them: they are never intended text.
-const CONTROL_CHARACTER = /\p{Cc}/u;
 const HANDLE_PATTERN = /^[A-Za-z0-9_]{3,30}$/;
 
 /** Length in Unicode code points, so an emoji counts as one character. */
@@ -58,24 +58,30 @@ function codePoints(value: string): number {
   return count;
 }
 
-/** NFC, trimmed; an empty result means "clear the field". */
-function normalise(value: string | null): string | null {
-  if (value === null) return null;
-  const trimmed = value.normalize('NFC').trim();
-  return trimmed === '' ? null : trimmed;
-}
-
-const rawText = z
+/**
+ * Any text value: well-formed Unicode, then NFC and trimmed (surrounding
+ * spaces, tabs and newlines go), then no control, bidirectional-control or
+ * invisible character left inside (src/domain/text.ts).
+ */
+const cleanedText = z
   .string({ error: 'Must be a string or null' })
   .refine((value) => value.isWellFormed(), 'Must be valid Unicode text (no lone surrogates)')
-  .refine((value) => !CONTROL_CHARACTER.test(value), 'Control characters are not allowed');
+  .transform(cleanText)
+  .superRefine((value, ctx) => {
+    const problem = textProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 /**
- * One nullable text field: raw checks, then NFC + trim (empty → null), then the
- * field's own rule on the normalised value.
+ * One nullable text field: the text rules, then an empty value means "clear
+ * the field" (null), then the field's own rule on what is left.
  */
 function textField(rule: z.ZodType<string, string>, description: string) {
-  return rawText.nullable().transform(normalise).pipe(rule.nullable()).meta({ description });
+  return cleanedText
+    .nullable()
+    .transform((value) => (value === '' ? null : value))
+    .pipe(rule.nullable())
+    .meta({ description });
 }
 
 function maxLength(max: number, min = 0) {
@@ -96,15 +102,59 @@ const handleRule = z
   )
   .refine((value) => !RESERVED_HANDLES.has(value.toLowerCase()), 'This handle is reserved');
 
+const MAX_URL_LENGTH = 2048;
+
+/**
+ * profileUrl is stored in its canonical WHATWG form (`new URL(v).href`), the
+ * form every browser and URL library reads the same way: `https:evil.com`,
+ * `https:\\evil.com` and `https://evil.com\@good.com` are stored as what they
+ * mean (`https://evil.com/`, `https://evil.com/@good.com`). The length limit
+ * applies to what is stored.
+ */
 const profileUrlRule = z
   .string()
-  .refine((value) => value.length <= 2048, 'Must be at most 2048 characters')
-  .refine(isHttpsUrl, 'Must be an absolute https: URL without credentials');
+  .refine((value) => value.length <= MAX_URL_LENGTH, `Must be at most ${MAX_URL_LENGTH} characters`)
+  .transform((value, ctx) => {
+    // URL.parse is newer than Node 20.0.
+    const url = URL.canParse(value) ? new URL(value) : null;
+    const problem = profileUrlProblem(url);
+    if (problem || !url) {
+      ctx.addIssue({ code: 'custom', message: problem ?? HTTPS_URL_MESSAGE });
+      return z.NEVER;
+    }
+    if (url.href.length > MAX_URL_LENGTH) {
+      ctx.addIssue({ code: 'custom', message: `Must be at most ${MAX_URL_LENGTH} characters` });
+      return z.NEVER;
+    }
+    return url.href;
+  });
 
-function isHttpsUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false;
-  const url = new URL(value);
-  return url.protocol === 'https:' && url.hostname !== '' && !url.username && !url.password;
+const HTTPS_URL_MESSAGE = 'Must be an absolute https: URL without credentials';
+
+function profileUrlProblem(url: URL | null): string | undefined {
+  if (!url || url.protocol !== 'https:' || url.hostname === '' || url.username || url.password) {
+    return HTTPS_URL_MESSAGE;
+  }
+  if (isLocalHost(url.hostname)) {
+    return 'Must point to a public host: not localhost, nor a loopback, private or link-local address';
+  }
+  return undefined;
+}
+
+/**
+ * `localhost` (and its subdomains, RFC 6761), or an IP literal outside public
+ * unicast space: loopback, private, link-local, unique-local, unspecified,
+ * carrier-grade NAT, multicast, reserved, and IPv6 forms that embed an IPv4
+ * address (mapped, NAT64, 6to4, Teredo). The WHATWG parser has already turned
+ * decimal, hex and octal IPv4 forms into dotted quads.
+ */
+function isLocalHost(hostname: string): boolean {
+  const host = hostname.replace(/\.$/, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  const literal = host.startsWith('[') ? host.slice(1, -1) : host;
+  if (!ipaddr.isValid(literal)) return false;
+  if (!host.startsWith('[') && !ipaddr.IPv4.isValidFourPartDecimal(literal)) return false;
+  return ipaddr.process(literal).range() !== 'unicast';
 }
 
 /** Per-field input schemas: the single definition of every field rule (DESIGN §3). */
@@ -121,29 +171,33 @@ export const profileFieldSchemas = {
   favoritePlayer: textField(maxLength(100), 'Up to 100 characters. null or "" clears it.'),
   rivalTeam: textField(
     maxLength(100),
-    'Up to 100 characters; may not equal favoriteTeam (ignoring case). null or "" clears it.',
+    'Up to 100 characters; may not be the same team as favoriteTeam (compared ignoring case, ' +
+      'compatibility forms and invisible characters). null or "" clears it.',
   ),
   profileUrl: textField(
     profileUrlRule,
-    'Absolute https: URL, at most 2048 characters. null or "" clears it.',
+    'Absolute https: URL to a public host (not localhost or a private, loopback or link-local ' +
+      'IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). ' +
+      'null or "" clears it.',
   ),
 } satisfies Record<ProfileField, z.ZodType>;
 
 /**
- * A team to filter a leaderboard by: the checks and normalisation favoriteTeam
- * gets (NFC, trimmed, no control characters, ≤ 100 characters), but never empty.
+ * A team to filter a leaderboard by: the text rules favoriteTeam gets (trimmed,
+ * NFC, no control, bidi or invisible characters, ≤ 100 characters), never empty.
  */
-export const teamFilterSchema = rawText
-  .transform((value) => normalise(value) ?? '')
-  .pipe(maxLength(100, 1))
-  .meta({
-    description:
-      'Only fans whose favoriteTeam is this team, ignoring letter case (compared after the ' +
-      'same trimming and Unicode normalisation as profile fields); ranks are within the team.',
-  });
+export const teamFilterSchema = cleanedText.pipe(maxLength(100, 1)).meta({
+  description:
+    'Only fans whose favoriteTeam is this team (compared ignoring case, compatibility forms ' +
+    'and invisible characters, after the same trimming as profile fields); ranks are within ' +
+    'the team.',
+});
 
-function sameIgnoringCase(a: string | null, b: string | null): boolean {
-  return a !== null && b !== null && a.toLowerCase() === b.toLowerCase();
+/** Two teams are the same when their keys are (db/team-key.ts). */
+function sameTeam(a: string | null, b: string | null): boolean {
+  if (a === null || b === null) return false;
+  const key = teamKey(a);
+  return key !== '' && key === teamKey(b);
 }
 
 /**
@@ -164,7 +218,7 @@ export function applyProfilePatch(
   if (current.handle !== null && next.handle === null) {
     issues.push({ path: 'handle', message: 'A handle, once set, can be changed but not cleared' });
   }
-  if (sameIgnoringCase(next.rivalTeam, next.favoriteTeam)) {
+  if (sameTeam(next.rivalTeam, next.favoriteTeam)) {
     const path = patch.rivalTeam !== undefined ? 'rivalTeam' : 'favoriteTeam';
     issues.push({ path, message: 'rivalTeam may not be the same team as favoriteTeam' });
   }

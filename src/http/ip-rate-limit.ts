@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
-import { AppError } from '../errors.js';
-import { rateLimitHeaders, type RateLimiter } from './rate-limit.js';
+import { AppError } from '../app-error.js';
+import { rateLimitHeaders, type RateLimiter } from '../rate-limit.js';
 
 /**
  * Per-IP limit in front of both faces. Sets the RateLimit headers

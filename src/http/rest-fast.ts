@@ -3,10 +3,9 @@ import {
   getTRPCErrorFromUnknown,
   type AnyProcedure,
 } from '@trpc/server/unstable-core-do-not-import';
-import type { OpenApiMeta } from 'trpc-to-openapi';
-import { appRouter } from '../../routers/index.js';
-import { contextFactory, type AppDeps, type Context } from '../context.js';
-import type { AppError } from '../errors.js';
+import type { OpenApiMeta, OpenApiRouter } from 'trpc-to-openapi';
+import { contextFactory, type AppDeps, type Context } from '../trpc/context.js';
+import type { AppError } from '../app-error.js';
 import { errorBody, errorHeaders, errorStatus, toAppError } from '../error-mapping.js';
 
 interface Route {
@@ -19,9 +18,9 @@ interface Route {
  * body on a fixed path (no path parameters). The meta stays the one source
  * of every route; nothing here names a path.
  */
-function fastRoutes(): Map<string, Route> {
+function fastRoutes(router: OpenApiRouter): Map<string, Route> {
   const routes = new Map<string, Route>();
-  const procedures = appRouter._def.procedures as Record<string, AnyProcedure>;
+  const procedures = router._def.procedures as Record<string, AnyProcedure>;
   for (const [path, procedure] of Object.entries(procedures)) {
     const openapi = (procedure._def.meta as OpenApiMeta | undefined)?.openapi;
     if (!openapi || procedure._def.type !== 'mutation') continue;
@@ -41,9 +40,10 @@ function fastRoutes(): Map<string, Route> {
  */
 export function restFastPath(
   deps: AppDeps,
+  router: OpenApiRouter,
   onError: (error: AppError, cause: unknown, req: Request) => void,
 ): RequestHandler {
-  const routes = fastRoutes();
+  const routes = fastRoutes(router);
   const createContext = contextFactory(deps);
   return (req, res, next) => {
     const route = routes.get(`${req.method} ${req.url}`);

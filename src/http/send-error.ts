@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Response } from 'express';
-import type { AppError } from '../errors.js';
+import type { AppError } from '../app-error.js';
 import { errorBody, errorHeaders, errorStatus, toAppError } from '../error-mapping.js';
 
 /** Writes an AppError as the documented envelope with its status and headers. */

@@ -6,11 +6,9 @@ import {
   transformTRPCResponse,
   TRPCError,
   type AnyProcedure,
+  type AnyRouter,
 } from '@trpc/server/unstable-core-do-not-import';
-import { appRouter } from '../../routers/index.js';
-import { contextFactory, type AppDeps, type Context } from '../context.js';
-
-const config = appRouter._def._config;
+import { contextFactory, type AppDeps, type Context } from '../trpc/context.js';
 
 /**
  * The common tRPC call — one mutation, not batched, POSTed as a JSON body —
@@ -27,14 +25,16 @@ const config = appRouter._def._config;
  */
 export function trpcFastPath(
   deps: AppDeps,
+  router: AnyRouter,
   hooks: {
     onError: (error: TRPCError, req: Parameters<RequestHandler>[0]) => void;
     errorHeaders: (error: TRPCError) => Record<string, string>;
   },
 ): RequestHandler {
+  const config = router._def._config;
   const createContext = contextFactory(deps);
   return (req, res, next) => {
-    const procedure = fastProcedure(req);
+    const procedure = fastProcedure(router, req);
     if (!procedure) {
       next();
       return;
@@ -52,13 +52,13 @@ export function trpcFastPath(
       signal: undefined,
       getRawInput: async () => (input = parseInput(body)),
     }).then(
-      (data: unknown) => send(res, 200, {}, { result: { data } }),
+      (data: unknown) => send(config, res, 200, {}, { result: { data } }),
       (cause: unknown) => {
         const error = getTRPCErrorFromUnknown(cause);
         hooks.onError(error, req);
         const shape = getErrorShape({ config, error, type: 'mutation', path, input, ctx });
         const status = getHTTPStatusCode({ error: shape }, [error]);
-        send(res, status, hooks.errorHeaders(error), { error: shape });
+        send(config, res, status, hooks.errorHeaders(error), { error: shape });
       },
     );
   };
@@ -77,18 +77,22 @@ function parseInput(body: string): unknown {
   }
 }
 
-function fastProcedure(req: Parameters<RequestHandler>[0]): AnyProcedure | undefined {
+function fastProcedure(
+  router: AnyRouter,
+  req: Parameters<RequestHandler>[0],
+): AnyProcedure | undefined {
   if (req.method !== 'POST' || req.url.includes('?')) return undefined;
   const headers = req.headers;
   if (!headers['content-type']?.startsWith('application/json')) return undefined;
   if (headers['trpc-accept'] !== undefined || typeof req.body !== 'string') return undefined;
-  const procedure = Object.hasOwn(appRouter._def.procedures, req.url.slice(1))
-    ? (appRouter._def.procedures as Record<string, AnyProcedure>)[req.url.slice(1)]
+  const procedure = Object.hasOwn(router._def.procedures, req.url.slice(1))
+    ? (router._def.procedures as Record<string, AnyProcedure>)[req.url.slice(1)]
     : undefined;
   return procedure?._def.type === 'mutation' ? procedure : undefined;
 }
 
 function send(
+  config: AnyRouter['_def']['_config'],
   res: Parameters<RequestHandler>[1],
   status: number,
   headers: Record<string, string>,

@@ -6,7 +6,7 @@ import type { Database, LedgerRow, ProfileRow, UserRow } from '../../db/schema.j
 import { encodeLedgerCursor } from '../domain/cursor.js';
 import { EMPTY_PROFILE } from '../domain/profile.js';
 import { questProgress } from '../domain/quests.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../app-error.js';
 import { toPage, type Page } from './page.js';
 import { readSnapshot } from './snapshot.js';
 import type { QuestProgressView } from './profile.js';

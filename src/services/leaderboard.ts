@@ -8,7 +8,7 @@ import {
 } from '../../db/queries/leaderboard.js';
 import type { Database } from '../../db/schema.js';
 import { encodeLeaderboardCursor } from '../domain/cursor.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../app-error.js';
 import { toPage, type Page } from './page.js';
 import { readSnapshot } from './snapshot.js';
 

@@ -5,6 +5,7 @@ import {
   applyUserWrite,
   readUserState,
   type BoardWrite,
+  type HandleMove,
   type LedgerCredit,
   type UserState,
   type UserWritePlan,
@@ -18,7 +19,15 @@ import {
   type QuestDefinition,
   type StoredQuest,
 } from '../domain/quests.js';
-import { AppError } from '../errors.js';
+import {
+  classifyHandleChange,
+  handleChangeBlockedUntil,
+  handleCooldownError,
+  handleKey,
+  handleTakenError,
+  type HandlePolicy,
+} from '../domain/handles.js';
+import { AppError, UserGoneError } from '../app-error.js';
 
 /** How many ledger entries a response carries (DESIGN §4). */
 export const POINTS_HISTORY_LIMIT = 20;
@@ -36,6 +45,7 @@ export interface WriteDeps {
   db: Kysely<Database>;
   /** Decides which season boards an award credits (tests move it). */
   clock: () => Date;
+  config: { handles: HandlePolicy };
 }
 
 export interface QuestProgressView {
@@ -103,7 +113,7 @@ export async function onboard(
           points: written.points,
           rank,
         };
-  if (!leaderboardEntry) throw new AppError('NOT_FOUND', 'The user does not exist');
+  if (!leaderboardEntry) throw new UserGoneError();
   return {
     ...written,
     questSync: written.questSync!,
@@ -139,8 +149,12 @@ async function writeUser(
     const { week, month } = seasonBoards(deps.clock());
     const boards = [ALL_TIME_BOARD, week, month];
     const state = await readUserState(deps.db, userId, boards);
-    if (!state) throw new AppError('NOT_FOUND', 'The user does not exist');
-    const { plan, writes, written } = planWrite(state, patch, { ...options, boards });
+    if (!state) throw new UserGoneError();
+    const { plan, writes, written } = planWrite(state, patch, {
+      ...options,
+      boards,
+      handles: deps.config.handles,
+    });
     if (!writes) {
       return {
         written: { ...written, user: state.user, profile: state.profile },
@@ -163,11 +177,7 @@ async function writeUser(
         rank: result.rank,
       };
     }
-    if (result.conflict === 'handle_taken') {
-      throw new AppError('HANDLE_TAKEN', `The handle "${plan.profile?.handle}" is taken`, {
-        issues: [{ path: 'handle', message: 'This handle is taken' }],
-      });
-    }
+    if (result.conflict === 'handle_taken') throw handleTakenError(plan.profile?.handle ?? '');
     if (attempt < WRITE_ATTEMPTS) await sleep(Math.random() * 2 ** attempt);
   }
   throw new AppError('UNAVAILABLE', 'Too many simultaneous writes to this user; retry shortly', {
@@ -179,9 +189,15 @@ async function writeUser(
 function planWrite(
   state: UserState,
   patch: ProfilePatch,
-  options: { onboard: boolean; historyLimit: number; boards: readonly string[] },
+  options: {
+    onboard: boolean;
+    historyLimit: number;
+    boards: readonly string[];
+    handles: HandlePolicy;
+  },
 ): Planned {
-  const { next, changed } = applyProfilePatch(state.profile ?? EMPTY_PROFILE, patch);
+  const current = state.profile ?? EMPTY_PROFILE;
+  const { next, changed } = applyProfilePatch(current, patch);
   const firstOnboarding = options.onboard && state.user.onboardedAt === null;
   const onboarded = state.user.onboardedAt !== null || options.onboard;
   const plan: UserWritePlan = {
@@ -195,6 +211,7 @@ function planWrite(
     credits: [],
     historyLimit: options.historyLimit,
     rank: options.onboard,
+    handle: planHandleMove(state, current.handle, next.handle, options.handles),
   };
   if (!onboarded) {
     return {
@@ -262,6 +279,35 @@ function boardWrites(
     }
   }
   return writes;
+}
+
+/**
+ * The handle part of a write (docs/ACCOUNT.md): the cooldown is checked
+ * against the last change read with the state; the claim, the reservation of
+ * the old handle and the history row are written by the write's statement.
+ */
+function planHandleMove(
+  state: UserState,
+  from: string | null,
+  to: string | null,
+  policy: HandlePolicy,
+): HandleMove | undefined {
+  const kind = classifyHandleChange(from, to);
+  if (kind === 'none') return undefined;
+  if (kind === 'change') {
+    const blockedUntil = handleChangeBlockedUntil(
+      state.lastHandleChangeAt,
+      policy.cooldownDays,
+      new Date(),
+    );
+    if (blockedUntil) throw handleCooldownError(blockedUntil);
+  }
+  return {
+    claimKey: kind === 'recase' ? undefined : handleKey(to!),
+    release:
+      kind === 'change' ? { key: handleKey(from!), reserveDays: policy.reserveDays } : undefined,
+    history: { oldHandle: from, newHandle: to!, kind },
+  };
 }
 
 /** The quests this write completed carry the time the statement stored. */

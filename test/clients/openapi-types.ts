@@ -290,6 +290,20 @@ export interface components {
          * @example {
          *       "success": false,
          *       "error": {
+         *         "code": "HANDLE_CHANGE_COOLDOWN",
+         *         "message": "You changed your handle recently: the next change is allowed from 2026-12-23T19:00:00.000Z",
+         *         "issues": [
+         *           {
+         *             "path": "handle",
+         *             "message": "Handle changes are on cooldown"
+         *           }
+         *         ],
+         *         "retryAt": "2026-12-23T19:00:00.000Z"
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
          *         "code": "PAYLOAD_TOO_LARGE",
          *         "message": "The request body is larger than 16 KiB"
          *       }
@@ -328,13 +342,18 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HANDLE_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
+                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HANDLE_TAKEN" | "HANDLE_CHANGE_COOLDOWN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
                 message: string;
                 /** @description Validation problems, one per field */
                 issues?: {
                     path: string;
                     message: string;
                 }[];
+                /**
+                 * Format: date-time
+                 * @description When the same request can succeed (HANDLE_CHANGE_COOLDOWN: when the next handle change is allowed), ISO-8601 UTC
+                 */
+                retryAt?: string;
             };
         };
     };
@@ -434,9 +453,9 @@ export interface operations {
                     favoriteTeam?: string | null;
                     /** @description Up to 100 characters. null or "" clears it. */
                     favoritePlayer?: string | null;
-                    /** @description Up to 100 characters; may not equal favoriteTeam (ignoring case). null or "" clears it. */
+                    /** @description Up to 100 characters; may not be the same team as favoriteTeam (compared ignoring case, compatibility forms and invisible characters). null or "" clears it. */
                     rivalTeam?: string | null;
-                    /** @description Absolute https: URL, at most 2048 characters. null or "" clears it. */
+                    /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
                     profileUrl?: string | null;
                 };
             };
@@ -475,7 +494,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -557,7 +576,7 @@ export interface operations {
                     favoriteTeam?: string | null;
                     /** @description Up to 100 characters. null or "" clears it. */
                     favoritePlayer?: string | null;
-                    /** @description Absolute https: URL, at most 2048 characters. null or "" clears it. */
+                    /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
                     profileUrl?: string | null;
                 };
             };
@@ -609,7 +628,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -50,6 +50,18 @@ export async function consistencyProblems(db: Kysely<Database>): Promise<string[
           group by lower(handle) having count(*) > 1`,
     ],
     [
+      'profile handle without its held claim',
+      sql`select p.user_id from profiles p where p.handle is not null and not exists (
+            select 1 from handle_claims c where c.handle_key = lower(p.handle)
+              and c.user_id = p.user_id and c.reserved_until is null)`,
+    ],
+    [
+      'held claim whose holder does not have that handle',
+      sql`select c.user_id from handle_claims c where c.reserved_until is null and not exists (
+            select 1 from profiles p where p.user_id = c.user_id
+              and lower(p.handle) = c.handle_key)`,
+    ],
+    [
       'the newest ledger entry does not carry the balance',
       sql`select l.user_id from leaderboard_entries l
           join lateral (select balance_after from points_ledger p where p.user_id = l.user_id

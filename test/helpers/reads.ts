@@ -145,6 +145,12 @@ export async function seedEntries(
         profileUrl: null,
       })
       .execute();
+    if (entry.handle !== undefined) {
+      await db
+        .insertInto('handleClaims')
+        .values({ handleKey: entry.handle.toLowerCase(), userId: id })
+        .execute();
+    }
     seeded.push({ userId: id, subject, points: entry.points, team });
   }
   // Sequence numbers in arrival order (stable: equal micros keep the order given).

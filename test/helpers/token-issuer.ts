@@ -117,7 +117,13 @@ function signingKey(key: IssuerKey, alg: string): Promise<CryptoKey> {
   return pending;
 }
 
-export async function startTokenIssuer(options: { alg?: IssuerAlg } = {}): Promise<TokenIssuer> {
+/**
+ * `audience`: the `aud` every token carries unless `sign` is given another (a
+ * production-mode service requires one, AUTH_AUDIENCE).
+ */
+export async function startTokenIssuer(
+  options: { alg?: IssuerAlg; audience?: string } = {},
+): Promise<TokenIssuer> {
   const alg = options.alg ?? 'ES256';
   let current = await newKey(alg);
   let published: IssuerKey[] = [current];
@@ -204,6 +210,7 @@ export async function startTokenIssuer(options: { alg?: IssuerAlg } = {}): Promi
     async sign(subject, claims = {}, header = {}) {
       const now = Math.floor(Date.now() / 1000);
       const payload: Record<string, unknown> = { iss: base, iat: now, exp: now + 300 };
+      if (options.audience !== undefined) payload.aud = options.audience;
       if (subject !== null) payload.sub = subject;
       Object.assign(payload, claims);
       for (const [name, value] of Object.entries(payload)) {

@@ -1,6 +1,6 @@
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { JWKS_COOLDOWN_MS } from '../../src/auth/verifier.js';
+import { JWKS_COOLDOWN_MS } from '../../src/auth/remote-keys.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
 import { startTestApp, uniqueSubject, type TestApp } from '../helpers/test-app.js';
 import {

@@ -31,7 +31,7 @@ const skipReason =
 let issuer: TokenIssuer;
 
 beforeAll(async () => {
-  issuer = await startTokenIssuer();
+  issuer = await startTokenIssuer({ audience: 'user-profile-service' });
 });
 
 afterAll(async () => {
@@ -77,6 +77,7 @@ describe.skipIf(skipReason !== undefined)(
           RATE_LIMIT_PER_USER: '0',
           RATE_LIMIT_PER_IP: '0',
           NODE_ENV: 'production',
+          AUTH_AUDIENCE: 'user-profile-service',
           DATA_DIR: dataDir,
         });
         const url = service.url;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../src/errors.js';
+import { ERROR_CODES } from '../../src/app-error.js';
 import { ERROR_TABLE } from '../../src/error-mapping.js';
 import { PROFILE_FIELDS } from '../../src/domain/profile.js';
 import { consistencyProblems } from '../helpers/consistency.js';

@@ -12,6 +12,7 @@ import { hs256With, startTokenIssuer, type TokenIssuer } from '../helpers/token-
  */
 
 const SECRET = 'leak-test-hs256-secret-0123456789-abcdef';
+const AUDIENCE = 'user-profile-service';
 const TRIGGER_DETAIL = 'trigger-detail-7f3a select * from users where password';
 
 let database: TestDatabase;
@@ -24,7 +25,12 @@ beforeAll(async () => {
   app = await startTestApp({
     database,
     issuer,
-    env: { NODE_ENV: 'production', AUTH_JWKS_URL: '', AUTH_HS256_SECRET: SECRET },
+    env: {
+      NODE_ENV: 'production',
+      AUTH_JWKS_URL: '',
+      AUTH_HS256_SECRET: SECRET,
+      AUTH_AUDIENCE: AUDIENCE,
+    },
   });
 });
 
@@ -37,6 +43,7 @@ afterAll(async () => {
 const token = (subject = uniqueSubject('leak')) =>
   hs256With(Buffer.from(SECRET), {
     sub: subject,
+    aud: AUDIENCE,
     iss: issuer.issuer,
     exp: Math.floor(Date.now() / 1000) + 300,
   });

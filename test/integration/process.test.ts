@@ -37,6 +37,17 @@ describe('the service process', { timeout: 120_000 }, () => {
     expect(result.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
   });
 
+  it('refuses to start in production without AUTH_AUDIENCE, with a clear message', async () => {
+    const result = await runToEnd('src/server.ts', [], {
+      NODE_ENV: 'production',
+      AUTH_ISSUER: 'https://idp.example',
+      DATA_DIR: dataDir,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('AUTH_AUDIENCE is required when NODE_ENV=production');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('refuses bad configuration with exit code 1', async () => {
     const result = await runToEnd('src/server.ts', [], { PORT: 'eighty', DATA_DIR: dataDir });
     expect(result.code).toBe(1);

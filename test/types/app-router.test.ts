@@ -3,7 +3,7 @@ import type { inferRouterError, inferRouterInputs, inferRouterOutputs } from '@t
 import { describe, expectTypeOf, it } from 'vitest';
 // The documented entry point (package.json "exports"), as a client imports it.
 import type { AppRouter } from 'user-profile-service';
-import type { ErrorCode } from '../../src/errors.js';
+import type { ErrorCode } from '../../src/app-error.js';
 import type { paths } from '../clients/openapi-types.js';
 
 /**

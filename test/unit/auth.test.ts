@@ -18,13 +18,11 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_TOKEN_LENGTH, parseBearer } from '../../src/auth/bearer.js';
 import { devKeyPath, loadOrCreateDevKey, signDevToken } from '../../src/auth/dev-idp.js';
-import {
-  JWKS_COOLDOWN_MS,
-  createAuthVerifier,
-  type AuthVerifier,
-} from '../../src/auth/verifier.js';
+import { createAuthVerifier } from '../../src/auth/key-sources.js';
+import { JWKS_COOLDOWN_MS } from '../../src/auth/remote-keys.js';
+import type { AuthVerifier } from '../../src/auth/verifier.js';
 import { ConfigError, DEV_ISSUER, type AuthConfig } from '../../src/config.js';
-import { AppError } from '../../src/errors.js';
+import { AppError } from '../../src/app-error.js';
 import {
   hs256With,
   signWithForeignKey,

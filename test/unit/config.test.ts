@@ -53,8 +53,59 @@ describe('loadConfig', () => {
     ],
     [{ AUTH_ISSUER: 'not-a-url' }, /OIDC discovery/],
     [{ NODE_ENV: 'production' }, /NODE_ENV=production/],
+    [{ NODE_ENV: 'production', AUTH_ISSUER: 'https://idp.example' }, /AUTH_AUDIENCE is required/],
+    [
+      { NODE_ENV: 'production', AUTH_ISSUER: 'https://idp.example', AUTH_AUDIENCE: ' , ' },
+      /AUTH_AUDIENCE is required/,
+    ],
+    [
+      { NODE_ENV: 'production', AUTH_ISSUER: 'http://idp.example', AUTH_AUDIENCE: 'api' },
+      /AUTH_ISSUER must be an https:\/\/ URL/,
+    ],
+    [
+      {
+        NODE_ENV: 'production',
+        AUTH_ISSUER: 'https://idp.example',
+        AUTH_JWKS_URL: 'http://10.0.0.5/jwks',
+        AUTH_AUDIENCE: 'api',
+      },
+      /AUTH_JWKS_URL must be an https:\/\/ URL/,
+    ],
   ])('refuses %j with a clear message', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('in production accepts an audience with https URLs, and plain http only on loopback', () => {
+    const production = { NODE_ENV: 'production', AUTH_AUDIENCE: 'api' };
+    expect(loadConfig({ ...production, AUTH_ISSUER: 'https://idp.example' }).auth).toEqual({
+      kind: 'oidc',
+      issuer: 'https://idp.example',
+      audience: ['api'],
+    });
+    for (const host of ['localhost', '127.0.0.1', '127.8.9.10', '[::1]', '[::ffff:127.0.0.1]']) {
+      const base = `http://${host}:8080`;
+      const config = loadConfig({
+        ...production,
+        AUTH_ISSUER: base,
+        AUTH_JWKS_URL: `${base}/jwks.json`,
+      });
+      expect(config.auth.kind).toBe('jwks');
+    }
+    // A static key is never fetched: an issuer that is not a URL is fine.
+    expect(
+      loadConfig({ ...production, AUTH_ISSUER: 'urn:idp', AUTH_HS256_SECRET: 's'.repeat(32) }).auth
+        .kind,
+    ).toBe('hs256');
+  });
+
+  it('listens on 127.0.0.1 outside production and on all interfaces in production', () => {
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    expect(loadConfig({ NODE_ENV: 'test' }).host).toBe('127.0.0.1');
+    expect(
+      loadConfig({ NODE_ENV: 'production', AUTH_ISSUER: 'https://i.example', AUTH_AUDIENCE: 'a' })
+        .host,
+    ).toBe('::');
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
   });
 });

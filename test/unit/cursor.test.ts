@@ -26,6 +26,27 @@ describe('page cursors', () => {
     }
   });
 
+  it('round-trip the extremes PostgreSQL holds', () => {
+    const extremes = {
+      position: {
+        points: -2147483647,
+        seq: '0',
+        userId: position.userId,
+      },
+      rank: 2147483647,
+    };
+    expect(decodeLeaderboardCursor(encodeLeaderboardCursor(extremes))).toEqual(extremes);
+    const top = {
+      ...extremes,
+      position: {
+        ...extremes.position,
+        points: 2147483647,
+        seq: '9223372036854775807',
+      },
+    };
+    expect(decodeLeaderboardCursor(encodeLeaderboardCursor(top))).toEqual(top);
+  });
+
   it('round-trip a ledger entry id, up to the largest bigint', () => {
     for (const id of ['1', '9223372036854775807']) {
       expect(decodeLedgerCursor(encodeLedgerCursor(id))).toBe(id);
@@ -41,7 +62,8 @@ describe('page cursors', () => {
     ['the other list', encodeLedgerCursor('7')],
     ['points not an integer', b64(['lb', 1.5, position.seq, position.userId, 1])],
     ['points beyond int4', b64(['lb', 2 ** 31, position.seq, position.userId, 1])],
-    ['points below int4', b64(['lb', -(2 ** 31) - 1, position.seq, position.userId, 1])],
+    // The rank key is -points: -(-2³¹) is not an int4.
+    ['points -2147483648', b64(['lb', -(2 ** 31), position.seq, position.userId, 1])],
     ['seq as a number', b64(['lb', 1, 5, position.userId, 1])],
     ['seq beyond bigint', b64(['lb', 1, '9223372036854775808', position.userId, 1])],
     ['seq negative', b64(['lb', 1, '-1', position.userId, 1])],

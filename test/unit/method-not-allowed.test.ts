@@ -1,8 +1,8 @@
 import type { OpenApiProcedureRecord } from 'trpc-to-openapi';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { documentedPaths, methodNotAllowed } from '../../src/http/rest.js';
-import { publicProcedure, router } from '../../src/trpc.js';
+import { documentedPaths, methodNotAllowed } from '../../src/http/rest-face.js';
+import { publicProcedure, router } from '../../src/trpc/init.js';
 
 const out = z.object({ ok: z.boolean() });
 const things = router({

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { validate } from '@readme/openapi-parser';
-import type { OpenAPIObject } from 'trpc-to-openapi';
+import type { OpenAPIObject, OpenApiMeta } from 'trpc-to-openapi';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_PATH } from '../../scripts/openapi.js';
 import {
@@ -10,8 +10,9 @@ import {
   operationTableProblems,
   TAGS,
 } from '../../src/openapi.js';
+import { appRouter } from '../../routers/index.js';
 import { ERROR_TABLE } from '../../src/error-mapping.js';
-import { ERROR_CODES } from '../../src/errors.js';
+import { ERROR_CODES } from '../../src/app-error.js';
 import { createResponseChecker } from '../helpers/openapi-conformance.js';
 
 const document = JSON.parse(await readFile(OPENAPI_PATH, 'utf8')) as OpenAPIObject;
@@ -75,14 +76,14 @@ describe('openapi.json', () => {
 
 describe('the per-operation table', () => {
   it('has exactly one row per operation', () => {
-    expect(operationTableProblems(document)).toEqual([]);
+    expect(operationTableProblems(document, appRouter)).toEqual([]);
   });
 
   it('reports an operation without a row, and a row without an operation', () => {
     const paths = structuredClone(document.paths) as Json;
     paths['/api/news'] = { get: { operationId: 'teamNews', responses: {} } };
     delete paths['/api/user/profile'];
-    expect(operationTableProblems({ paths })).toEqual([
+    expect(operationTableProblems({ paths }, appRouter)).toEqual([
       'operation teamNews has no row in OPERATIONS (src/openapi.ts)',
       'OPERATIONS row onboardProfile matches no operation',
     ]);
@@ -92,7 +93,13 @@ describe('the per-operation table', () => {
     expect(metaProblems('me', { tags: ['user'] })).toHaveLength(1);
     expect(metaProblems('me', { errorResponses: [401] })).toHaveLength(1);
     expect(metaProblems('me', {})).toEqual([]);
-    for (const id of Object.keys(OPERATIONS)) expect(metaProblems(id)).toEqual([]);
+    const procedures = appRouter._def.procedures as Record<
+      string,
+      { _def: { meta?: OpenApiMeta } }
+    >;
+    for (const id of Object.keys(OPERATIONS)) {
+      expect(metaProblems(id, procedures[id]?._def.meta?.openapi)).toEqual([]);
+    }
   });
 });
 

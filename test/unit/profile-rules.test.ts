@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src/errors.js';
+import { AppError } from '../../src/app-error.js';
 import { applyProfilePatch, EMPTY_PROFILE, filledFieldCount } from '../../src/domain/profile.js';
 
 const profile = (fields: Partial<typeof EMPTY_PROFILE>) => ({ ...EMPTY_PROFILE, ...fields });
@@ -40,6 +40,17 @@ describe('applyProfilePatch', () => {
     expect(
       issuesOf(() => applyProfilePatch(profile({ rivalTeam: 'Lazio' }), { favoriteTeam: 'lazio' })),
     ).toEqual([expect.objectContaining({ path: 'favoriteTeam' })]);
+  });
+
+  it.each([
+    ['a zero-width space', 'Arsenal\u200B', 'Arsenal'],
+    ['fullwidth letters', 'Arsenal', 'Ａｒｓｅｎａｌ'],
+    ['a soft hyphen', 'Arse\u00ADnal', 'arsenal'],
+    ['ß against SS', 'Straße FC', 'STRASSE FC'],
+  ])('refuses rival = favorite written with %s', (_, favoriteTeam, rivalTeam) => {
+    expect(issuesOf(() => applyProfilePatch(profile({ favoriteTeam }), { rivalTeam }))).toEqual([
+      { path: 'rivalTeam', message: 'rivalTeam may not be the same team as favoriteTeam' },
+    ]);
   });
 
   it('counts filled fields', () => {

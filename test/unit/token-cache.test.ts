@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTokenCache } from '../../src/auth/token-cache.js';
-import { createAuthVerifier, type AuthVerifier } from '../../src/auth/verifier.js';
+import { createAuthVerifier } from '../../src/auth/key-sources.js';
+import type { AuthVerifier } from '../../src/auth/verifier.js';
 import { createBoundedCache } from '../../src/bounded-cache.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { AppError } from '../../src/errors.js';
+import { AppError } from '../../src/app-error.js';
 import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer.js';
 
 let issuer: TokenIssuer;

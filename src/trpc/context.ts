@@ -1,11 +1,11 @@
 import type { Request, Response } from 'express';
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-import type { UserIdResolver } from './auth/user-ids.js';
-import type { AuthVerifier } from './auth/verifier.js';
-import type { Config } from './config.js';
-import type { Logger } from './logger.js';
-import type { RateLimitDecision, RateLimiter } from './http/rate-limit.js';
+import type { Database } from '../../db/schema.js';
+import type { UserIdResolver } from '../auth/user-ids.js';
+import type { AuthVerifier } from '../auth/verifier.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { RateLimitDecision, RateLimiter } from '../rate-limit.js';
 
 /** Long-lived collaborators every request shares; built once by the app factory. */
 export interface AppDeps {

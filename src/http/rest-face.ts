@@ -6,10 +6,10 @@ import {
   getPathRegExp,
   normalizePath,
   type OpenApiProcedureRecord,
+  type OpenApiRouter,
 } from 'trpc-to-openapi';
-import { appRouter } from '../../routers/index.js';
-import { contextFactory, type AppDeps, type Context } from '../context.js';
-import { AppError } from '../errors.js';
+import { contextFactory, type AppDeps, type Context } from '../trpc/context.js';
+import { AppError } from '../app-error.js';
 import { errorBody, errorHeaders, errorStatus, toAppError } from '../error-mapping.js';
 import { restFastPath } from './rest-fast.js';
 import { sendError } from './send-error.js';
@@ -25,9 +25,7 @@ interface PathMethods {
  * OpenAPI meta and matched the way the adapter matches them (its own
  * `normalizePath` and `getPathRegExp`), so a new operation needs nothing here.
  */
-export function documentedPaths(
-  procedures: OpenApiProcedureRecord = appRouter._def.procedures as OpenApiProcedureRecord,
-): PathMethods[] {
+export function documentedPaths(procedures: OpenApiProcedureRecord): PathMethods[] {
   const byPath = new Map<string, PathMethods>();
   forEachOpenApiProcedure(procedures, ({ type, meta: { openapi } }) => {
     if (type === 'subscription') return; // the adapter serves none
@@ -74,10 +72,10 @@ export function methodNotAllowed(
  * so this must be the last route. The documented JSON mutations are answered
  * by restFastPath first, with the same procedures, meta and envelope.
  */
-export function restHandler(deps: AppDeps): RequestHandler {
+export function restHandler(deps: AppDeps, router: OpenApiRouter): RequestHandler {
   const failures = new WeakMap<IncomingMessage, AppError>();
   const handler = createOpenApiExpressMiddleware({
-    router: appRouter,
+    router,
     createContext: contextFactory(deps),
     onError: ({ error, req }) => {
       const appError = toAppError(error);
@@ -99,10 +97,10 @@ export function restHandler(deps: AppDeps): RequestHandler {
     },
   });
 
-  const fast = restFastPath(deps, (appError, cause, req) => {
+  const fast = restFastPath(deps, router, (appError, cause, req) => {
     if (appError.code === 'INTERNAL') req.log.error({ err: cause }, 'internal error');
   });
-  const paths = documentedPaths();
+  const paths = documentedPaths(router._def.procedures as OpenApiProcedureRecord);
   const adapter: RequestHandler = (req, res, next) => {
     const notAllowed = methodNotAllowed(paths, req.method, req.url);
     if (notAllowed) {

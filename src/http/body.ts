@@ -1,9 +1,47 @@
+/**
+ * Request bodies for both faces, read before any procedure sees them: the
+ * 16 KiB limit, the nesting limit and the media type, with body-parser's
+ * failures turned into the contract's errors.
+ */
+import { isUtf8 } from 'node:buffer';
 import express, { type RequestHandler } from 'express';
-import { AppError } from '../errors.js';
-import { assertJsonDepth, TOO_DEEP_MESSAGE } from './security.js';
+import { AppError } from '../app-error.js';
 
 /** The contract's body limit (DESIGN §7). */
 export const BODY_LIMIT_BYTES = 16 * 1024;
+
+/** Deepest JSON nesting (objects and arrays) a request body may have. */
+export const MAX_JSON_DEPTH = 32;
+
+export const TOO_DEEP_MESSAGE = `The request body nests deeper than ${MAX_JSON_DEPTH} levels`;
+
+/**
+ * Throws when `text` (JSON, valid or not) nests deeper than MAX_JSON_DEPTH.
+ * A linear scan of the raw text, before JSON.parse and before any code walks
+ * the value recursively: a 16 KiB body can nest ~8000 levels.
+ */
+export function assertJsonDepth(text: string): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i += 1;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      depth += 1;
+      if (depth > MAX_JSON_DEPTH) {
+        throw Object.assign(new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), {
+          type: 'entity.too.deep',
+        });
+      }
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth -= 1;
+    }
+  }
+}
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -26,6 +64,8 @@ const BODY_PARSER_ERRORS: Record<string, () => AppError> = {
   'request.size.invalid': () =>
     new AppError('VALIDATION_FAILED', 'The request body does not match its Content-Length'),
   'entity.too.deep': () => new AppError('VALIDATION_FAILED', TOO_DEEP_MESSAGE),
+  'entity.invalid.utf8': () =>
+    new AppError('VALIDATION_FAILED', 'The request body is not valid UTF-8'),
 };
 
 /** A body-parser failure as the AppError the client sees; unknown failures stay as they are. */
@@ -35,9 +75,20 @@ export function bodyParserError(err: unknown): unknown {
   return known ? known() : err;
 }
 
-/** body-parser `verify`: bounds nesting before JSON.parse runs. */
-const verifyDepth = (_req: unknown, _res: unknown, buf: Buffer, encoding: string) =>
-  assertJsonDepth(buf.toString(encoding as BufferEncoding));
+/**
+ * body-parser `verify` for both faces, on the raw bytes before anything decodes
+ * them: the body must be UTF-8 (a decoder would silently turn bad bytes into
+ * U+FFFD, and two different byte strings into one stored value), and its
+ * nesting is bounded before JSON.parse runs.
+ */
+export function verifyJsonBytes(_req: unknown, _res: unknown, buf: Buffer): void {
+  if (!isUtf8(buf)) {
+    throw Object.assign(new Error('The request body is not valid UTF-8'), {
+      type: 'entity.invalid.utf8',
+    });
+  }
+  assertJsonDepth(buf.toString('utf8'));
+}
 
 /**
  * Reads REST bodies before the OpenAPI adapter sees them. The adapter alone
@@ -51,7 +102,7 @@ export function jsonBody(): RequestHandler {
     limit: BODY_LIMIT_BYTES,
     strict: false,
     type: () => true,
-    verify: verifyDepth,
+    verify: verifyJsonBytes,
   });
   return (req, res, next) => {
     if (!METHODS_WITH_BODY.has(req.method)) {
@@ -96,4 +147,19 @@ export function jsonBody(): RequestHandler {
       next();
     });
   };
+}
+
+/**
+ * Reads a /trpc body as text (≤ 16 KiB, nesting ≤ 32) before tRPC parses it,
+ * so both faces share the body limits; tRPC uses a string `req.body` as is.
+ * Failures leave through the app's error handler as the envelope.
+ */
+export function trpcBodyGuard(): RequestHandler {
+  const read = express.text({
+    limit: BODY_LIMIT_BYTES,
+    type: () => true,
+    verify: verifyJsonBytes,
+  });
+  return (req, res, next) =>
+    read(req, res, (err?: unknown) => next(err ? bodyParserError(err) : undefined));
 }

@@ -1,11 +1,11 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { parseBearer } from './auth/bearer.js';
-import { principalKey } from './auth/verifier.js';
-import { rateLimitHeaders } from './http/rate-limit.js';
+import { parseBearer } from '../auth/bearer.js';
+import { principalKey } from '../auth/verifier.js';
+import { rateLimitHeaders } from '../rate-limit.js';
 import type { Context } from './context.js';
-import { AppError } from './errors.js';
-import { ERROR_TABLE, toAppError, toTRPCError } from './error-mapping.js';
+import { AppError } from '../app-error.js';
+import { ERROR_TABLE, toAppError, toTRPCError } from '../error-mapping.js';
 
 /**
  * The one tRPC instance. Errors reach clients as the standard tRPC shape with
@@ -27,6 +27,7 @@ const t = initTRPC
           path: shape.data.path,
           errorCode: appError.code,
           issues: appError.issues,
+          retryAt: appError.retryAt?.toISOString(),
         },
       };
     },

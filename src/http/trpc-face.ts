@@ -1,0 +1,32 @@
+import type { Request, RequestHandler } from 'express';
+import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
+import { createExpressMiddleware } from '@trpc/server/adapters/express';
+import { contextFactory, type AppDeps } from '../trpc/context.js';
+import { errorHeaders, toAppError } from '../error-mapping.js';
+import { BODY_LIMIT_BYTES } from './body.js';
+import { trpcFastPath } from './trpc-fast.js';
+
+/**
+ * The tRPC face at /trpc: same procedures, the standard tRPC wire format.
+ * Single JSON mutations take the fast path (trpc-fast.ts); everything else,
+ * and every edge case, goes through tRPC's adapter.
+ */
+export function trpcHandler(deps: AppDeps, router: AnyTRPCRouter): RequestHandler {
+  const onError = (error: TRPCError, req: Request) => {
+    if (toAppError(error).code === 'INTERNAL')
+      req.log.error({ err: error.cause ?? error }, 'internal error');
+  };
+  const headersFor = (error: TRPCError) => errorHeaders(toAppError(error));
+  const adapter = createExpressMiddleware({
+    router,
+    createContext: contextFactory(deps),
+    maxBodySize: BODY_LIMIT_BYTES,
+    onError: ({ error, req }) => onError(error, req),
+    responseMeta: ({ errors }) => {
+      const error = errors[0];
+      return error ? { headers: headersFor(error) } : {};
+    },
+  });
+  const fast = trpcFastPath(deps, router, { onError, errorHeaders: headersFor });
+  return (req, res, next) => fast(req, res, () => void adapter(req, res, next));
+}
