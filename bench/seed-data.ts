@@ -44,9 +44,19 @@ export async function isSeeded(db: Kysely<Database>, issuer: string): Promise<bo
 
 export async function seedUsers(
   db: Kysely<Database>,
-  options: { users: number; issuer: string; log?: (line: string) => void },
+  options: {
+    users: number;
+    issuer: string;
+    /**
+     * Only users, all-time entries and rank counts: the tables a rank reads.
+     * For timing ranks at sizes the full seed takes hours to write; the
+     * service must not be pointed at it (no profiles, quests or ledger).
+     */
+    entriesOnly?: boolean;
+    log?: (line: string) => void;
+  },
 ): Promise<SeedTimings> {
-  const { users: n, issuer } = options;
+  const { users: n, issuer, entriesOnly = false } = options;
   const timings: SeedTimings = {};
   const step = async (name: string, statement: ReturnType<typeof sql>) => {
     const started = performance.now();
@@ -67,9 +77,12 @@ export async function seedUsers(
     sql`INSERT INTO users (id, issuer, subject, onboarded_at, created_at, updated_at)
         SELECT ${id}, ${issuer}, 'seed-' || g, ${at}, ${at}, ${at} FROM ${series}`,
   );
-  await step(
-    'profiles',
-    sql`INSERT INTO profiles (user_id, name, handle, location, favorite_sport, favorite_team,
+  const balance = sql`(100 + 25 + 25 * ${team}::integer + 25 * ${rival}::integer + 100 * ${full}::integer)`;
+  if (!entriesOnly) await seedAccounts();
+  async function seedAccounts() {
+    await step(
+      'profiles',
+      sql`INSERT INTO profiles (user_id, name, handle, location, favorite_sport, favorite_team,
                               favorite_player, rival_team, profile_url, created_at, updated_at)
         SELECT ${id}, 'Fan ' || g, 'seed_' || g,
                CASE WHEN ${full} THEN 'City ' || (g % 50) END,
@@ -80,45 +93,45 @@ export async function seedUsers(
                CASE WHEN ${full} THEN 'https://fans.example/' || g END,
                ${at}, ${at}
         FROM ${series}`,
-  );
-  // Every handle is held (handle_claims) and was set once (handle_history 'first').
-  await step(
-    'handle claims',
-    sql`INSERT INTO handle_claims (handle_key, user_id, updated_at)
+    );
+    // Every handle is held (handle_claims) and was set once (handle_history 'first').
+    await step(
+      'handle claims',
+      sql`INSERT INTO handle_claims (handle_key, user_id, updated_at)
         SELECT lower('seed_' || g), ${id}, ${at} FROM ${series}`,
-  );
-  await step(
-    'handle history',
-    sql`INSERT INTO handle_history (user_id, old_handle, new_handle, kind, changed_at)
+    );
+    await step(
+      'handle history',
+      sql`INSERT INTO handle_history (user_id, old_handle, new_handle, kind, changed_at)
         SELECT ${id}, NULL, 'seed_' || g, 'first', ${at} FROM ${series} ORDER BY g`,
-  );
-  // Quest order and points as src/domain/quests.ts defines them.
-  const quests = sql`(VALUES
+    );
+    // Quest order and points as src/domain/quests.ts defines them.
+    const quests = sql`(VALUES
       (1, 'welcome', 100, 1), (2, 'claim_handle', 25, 1), (3, 'pick_team', 25, 1),
       (4, 'name_rival', 25, 1), (5, 'complete_profile', 100, 8)) AS q(ord, quest_id, points, target)`;
-  const progress = sql`CASE q.quest_id
+    const progress = sql`CASE q.quest_id
       WHEN 'welcome' THEN 1 WHEN 'claim_handle' THEN 1
       WHEN 'pick_team' THEN ${team}::integer WHEN 'name_rival' THEN ${rival}::integer
       ELSE 2 + ${team}::integer + ${rival}::integer + 4 * ${full}::integer END`;
-  await step(
-    'user quests',
-    sql`INSERT INTO user_quests (user_id, quest_id, progress, target, status, completed_at, updated_at)
+    await step(
+      'user quests',
+      sql`INSERT INTO user_quests (user_id, quest_id, progress, target, status, completed_at, updated_at)
         SELECT ${id}, q.quest_id, ${progress}, q.target,
                CASE WHEN ${progress} >= q.target THEN 'completed' ELSE 'in_progress' END,
                CASE WHEN ${progress} >= q.target THEN ${at} END, ${at}
         FROM ${series} CROSS JOIN ${quests}`,
-  );
-  const balance = sql`(100 + 25 + 25 * ${team}::integer + 25 * ${rival}::integer + 100 * ${full}::integer)`;
-  await step(
-    'points ledger',
-    sql`INSERT INTO points_ledger
+    );
+    await step(
+      'points ledger',
+      sql`INSERT INTO points_ledger
           (user_id, delta, reason, quest_id, idempotency_key, balance_after, created_at)
         SELECT ${id}, q.points, 'quest_completed', q.quest_id, 'quest:' || q.quest_id,
                sum(q.points) OVER (PARTITION BY g ORDER BY q.ord), ${at}
         FROM ${series} CROSS JOIN ${quests}
         WHERE ${progress} >= q.target
         ORDER BY g, q.ord`,
-  );
+    );
+  }
   await step(
     'leaderboard entries',
     sql`INSERT INTO leaderboard_entries

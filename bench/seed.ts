@@ -39,6 +39,8 @@ const { values: args } = parseArgs({
     'database-url': { type: 'string' },
     issuer: { type: 'string' },
     'no-measure': { type: 'boolean', default: false },
+    // Rank timing only: users, all-time entries and counts (bench/seed-data.ts).
+    'entries-only': { type: 'boolean', default: false },
   },
 });
 const users = Number(args.users ?? process.env.BENCH_SEED_USERS ?? 1_000_000);
@@ -127,7 +129,7 @@ async function main(): Promise<void> {
     } else {
       say('Seeding (in the database, generate_series):');
       const started = performance.now();
-      await seedUsers(db, { users, issuer, log: say });
+      await seedUsers(db, { users, issuer, entriesOnly: args['entries-only'], log: say });
       say(`- total: ${((performance.now() - started) / 1000).toFixed(1)} s`);
     }
     const size = await sql<{ size: string }>`
@@ -234,6 +236,7 @@ async function measure(
   );
   const seeded = await sql<{ id: string }>`SELECT id FROM users WHERE issuer = ${issuer}
       AND subject LIKE 'seed-%' ORDER BY random() LIMIT 200`.execute(db);
+  if (args['entries-only']) return; // the seeded users have no profile or quests to PATCH
   const patch = await sample(200, (i) =>
     updateProfile(deps, seeded.rows[i % seeded.rows.length]!.id, { location: `Moved ${run} ${i}` }),
   );

@@ -17,7 +17,7 @@ import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer.js';
  */
 
 const USERS = testDbKind === 'postgres' ? 240 : 160;
-const PARALLEL = 24;
+const PARALLEL = testDbKind === 'postgres' ? 24 : 8;
 const TEAMS = ['Red Lions', 'BLUE Sharks', 'green hawks'];
 
 let database: TestDatabase;
