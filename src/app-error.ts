@@ -1,6 +1,6 @@
 /**
  * The service's one error type. Domain code, auth and HTTP middleware throw
- * `AppError` with a contract code (DESIGN §7); `src/error-mapping.ts` is the only
+ * `AppError` with a contract code (docs/CONTRACT.md, Errors); `src/error-mapping.ts` is the only
  * place that turns codes into tRPC codes, HTTP statuses and response bodies.
  */
 export const ERROR_CODES = [

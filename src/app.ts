@@ -50,7 +50,7 @@ export function createApp({
     userIds: createUserIdResolver(),
     clock,
   };
-  const openApiDocument = buildOpenApiDocument(appRouter);
+  const openApiDocument = buildOpenApiDocument(appRouter, { serverUrl: config.publicUrl ?? '/' });
 
   const app = express();
   app.disable('x-powered-by');
@@ -82,7 +82,7 @@ export function createApp({
   const ipLimit = ipRateLimit(createRateLimiter(config.rateLimit.perIp), config.rateLimit.perIp);
   app.use('/trpc', ipLimit, trpcBodyGuard(), trpcHandler(deps, appRouter));
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.
-  app.use(ipLimit, jsonBody(), restHandler(deps, appRouter));
+  app.use(ipLimit, jsonBody(), restHandler(deps, appRouter, openApiDocument));
   app.use(errorHandler);
   return app;
 }

@@ -7,7 +7,7 @@ import { DEFAULT_FETCH_TIMEOUT_MS, jwksSource, oidcSource } from './remote-keys.
 import { verifierFor, type AuthVerifier, type KeySource } from './verifier.js';
 
 /**
- * The verifier for the configured key source (DESIGN §6). Remote sources (OIDC
+ * The verifier for the configured key source (docs/CONTRACT.md, Authentication). Remote sources (OIDC
  * discovery, JWKS URL) fetch nothing here: discovery and the JWKS are fetched on
  * the first `verify`, and retried on a later one if that failed, so the service
  * starts while the identity provider is down. Static keys are parsed here, and a

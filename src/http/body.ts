@@ -7,7 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import express, { type RequestHandler } from 'express';
 import { AppError } from '../app-error.js';
 
-/** The contract's body limit (DESIGN §7). */
+/** The contract's body limit (docs/CONTRACT.md, Errors). */
 export const BODY_LIMIT_BYTES = 16 * 1024;
 
 /** Deepest JSON nesting (objects and arrays) a request body may have. */

@@ -29,7 +29,7 @@ import {
 } from '../domain/handles.js';
 import { AppError, UserGoneError } from '../app-error.js';
 
-/** How many ledger entries a response carries (DESIGN §4). */
+/** How many ledger entries a response carries (docs/CONTRACT.md, Shapes). */
 export const POINTS_HISTORY_LIMIT = 20;
 
 /**

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 
 /**
- * The database invariants every write must keep (DESIGN §5, §7), as one list
+ * The database invariants every write must keep (docs/CONTRACT.md: Points, quests and the leaderboard; Errors), as one list
  * of human-readable violations; `[]` means consistent. Used after fuzzing,
  * faults and multi-instance races.
  */
