@@ -2,9 +2,10 @@ import type { Request, Response } from 'express';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { UserIdResolver } from '../auth/user-ids.js';
-import type { AuthVerifier } from '../auth/verifier.js';
+import type { AuthVerifier, Principal } from '../auth/verifier.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import { callsOf } from '../http/trpc-batch.js';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.js';
 
 /** Long-lived collaborators every request shares; built once by the app factory. */
@@ -31,8 +32,22 @@ export interface Context {
   response: { created: boolean };
   /** The per-IP limit's decision for this request, when that limit is on. */
   ipRateLimit: RateLimitDecision | undefined;
+  /** Procedure calls this HTTP request makes (a tRPC batch of n: n); rate limits count each. */
+  calls: number;
+  /**
+   * The caller's identity, resolved once per HTTP request and shared by every
+   * call of a tRPC batch (one object, like `response`): the protected
+   * procedure fills `pending` on the first call.
+   */
+  authentication: { pending?: Promise<Authenticated> };
   /** Sets response headers (e.g. RateLimit-*) on whichever face serves the request. */
   setHeaders(headers: Record<string, string>): void;
+}
+
+/** Who is calling, once the bearer token is verified and the per-user limit passed. */
+export interface Authenticated {
+  userId: string;
+  principal: Principal;
 }
 
 /** The context from plain values: what tests and server-side callers use. */
@@ -42,6 +57,7 @@ export function createContextInner(input: {
   requestId?: string;
   logger?: Logger;
   ipRateLimit?: RateLimitDecision;
+  calls?: number;
   setHeaders?: (headers: Record<string, string>) => void;
 }): Context {
   return {
@@ -51,6 +67,8 @@ export function createContextInner(input: {
     logger: input.logger ?? input.deps.logger,
     response: { created: false },
     ipRateLimit: input.ipRateLimit,
+    calls: input.calls ?? 1,
+    authentication: {},
     setHeaders: input.setHeaders ?? (() => {}),
   };
 }
@@ -64,6 +82,7 @@ export function contextFactory(deps: AppDeps) {
       requestId: req.requestId,
       logger: req.log,
       ipRateLimit: res.locals.ipRateLimit as RateLimitDecision | undefined,
+      calls: callsOf(res),
       setHeaders: (headers) => {
         if (!res.headersSent) res.set(headers);
       },

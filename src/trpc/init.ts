@@ -3,7 +3,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { parseBearer } from '../auth/bearer.js';
 import { principalKey } from '../auth/verifier.js';
 import { rateLimitHeaders } from '../rate-limit.js';
-import type { Context } from './context.js';
+import type { Authenticated, Context } from './context.js';
 import { AppError } from '../app-error.js';
 import { ERROR_TABLE, toAppError, toTRPCError } from '../error-mapping.js';
 
@@ -50,15 +50,23 @@ export const publicProcedure = t.procedure.use(mapErrors);
 /**
  * Verifies the bearer token (or finds it in the token cache), applies the
  * per-user rate limit, and finds the user's id (created on first sight, cached
- * per process). The limit is keyed by (iss, sub) and checked before any
- * database work, so a limited caller costs no query. OpenAPI's `protect` only
- * documents this; this enforces it.
+ * per process). Once per HTTP request: every call of a tRPC batch shares the
+ * result (or the refusal), and the limit takes one request per call. The
+ * limit is keyed by (iss, sub) and checked before any database work, so a
+ * limited caller costs no query. OpenAPI's `protect` only documents this;
+ * this enforces it.
  */
 export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  ctx.authentication.pending ??= authenticate(ctx);
+  const { userId, principal } = await ctx.authentication.pending;
+  return next({ ctx: { userId, principal } });
+});
+
+async function authenticate(ctx: Context): Promise<Authenticated> {
   const { verifier, db, userRateLimiter, userIds, config } = ctx.deps;
   const principal = await verifier.verify(parseBearer(ctx.authorization));
   if (config.rateLimit.perUser > 0) {
-    const limit = userRateLimiter.take(principalKey(principal));
+    const limit = userRateLimiter.take(principalKey(principal), ctx.calls);
     ctx.setHeaders(rateLimitHeaders([ctx.ipRateLimit, limit]));
     if (!limit.allowed) {
       throw new AppError('RATE_LIMITED', 'Too many requests for this user; slow down', {
@@ -67,5 +75,5 @@ export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
     }
   }
   const userId = await userIds.resolve(db, principal);
-  return next({ ctx: { userId, principal } });
-});
+  return { userId, principal };
+}

@@ -8,6 +8,7 @@ import type { AppRouter } from '../../routers/index.js';
 import type { Database } from '../../db/schema.js';
 import { createApp } from '../../src/app.js';
 import { createAuthVerifier } from '../../src/auth/key-sources.js';
+import type { AuthVerifier } from '../../src/auth/verifier.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { hardenServer } from '../../src/http/client-error.js';
 import { createLogger } from '../../src/logger.js';
@@ -60,6 +61,8 @@ export async function startTestApp(options: {
   database: TestDatabase;
   issuer?: TokenIssuer;
   env?: Record<string, string>;
+  /** Wraps the real verifier the app is given (e.g. to count verifications). */
+  wrapVerifier?: (verifier: AuthVerifier) => AuthVerifier;
 }): Promise<TestApp> {
   const issuer = options.issuer ?? (await startTokenIssuer());
   const config = loadConfig({
@@ -80,7 +83,8 @@ export async function startTestApp(options: {
     },
   });
   const logger = createLogger(config.logLevel, sink);
-  const verifier = await createAuthVerifier(config.auth, { dataDir: config.dataDir });
+  const real = await createAuthVerifier(config.auth, { dataDir: config.dataDir });
+  const verifier = options.wrapVerifier ? options.wrapVerifier(real) : real;
   const app = createApp({ config, database: options.database, verifier, logger });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
