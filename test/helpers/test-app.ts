@@ -83,7 +83,7 @@ export async function startTestApp(options: {
     },
   });
   const logger = createLogger(config.logLevel, sink);
-  const real = await createAuthVerifier(config.auth, { dataDir: config.dataDir });
+  const real = await createAuthVerifier(config.auth, { dataDir: config.dataDir, logger });
   const verifier = options.wrapVerifier ? options.wrapVerifier(real) : real;
   const app = createApp({ config, database: options.database, verifier, logger });
   const server: Server = await new Promise((resolve) => {

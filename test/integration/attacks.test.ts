@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAILURE_BACKOFF_MS } from '../../src/auth/remote-keys.js';
 import type { AuthVerifier } from '../../src/auth/verifier.js';
 import { MAX_TRPC_BATCH } from '../../src/http/trpc-batch.js';
 import { FACES, reader, type Face } from '../helpers/reads.js';
 import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../helpers/test-app.js';
-import { signWithForeignKey } from '../helpers/token-issuer.js';
+import { signWithForeignKey, startTokenIssuer } from '../helpers/token-issuer.js';
 
 /**
  * What an outside red team found (issue 13), each attack replayed over real
@@ -354,6 +355,9 @@ function counting(verifier: AuthVerifier): AuthVerifier & { count: number } {
   return counted;
 }
 
+/** A log line at error level or worse (the logger writes level labels). */
+const isErrorLine = (line: string) => ['error', 'fatal'].includes(JSON.parse(line).level);
+
 const batchPath = (procedure: string, n: number, input?: unknown) =>
   `/trpc/${Array(n).fill(procedure).join(',')}?batch=1${
     input === undefined ? '' : `&input=${encodeURIComponent(JSON.stringify(input))}`
@@ -549,7 +553,7 @@ describe.each(FACES)('Content-Encoding over %s (item 2)', (face) => {
   it.each(['gzip', 'deflate', 'br'])(
     'answers a body that is not valid %s with a 400, and logs no error',
     async (encoding) => {
-      const errorsBefore = app.logs.filter((line) => JSON.parse(line).level >= 50).length;
+      const errorsBefore = app.logs.filter(isErrorLine).length;
       const response = await rawWrite(face, await app.token(), '{}', {
         ...json,
         'content-encoding': encoding,
@@ -559,7 +563,7 @@ describe.each(FACES)('Content-Encoding over %s (item 2)', (face) => {
         code: 'VALIDATION_FAILED',
         message: 'The request body could not be decoded: it does not match its Content-Encoding',
       });
-      expect(app.logs.filter((line) => JSON.parse(line).level >= 50)).toHaveLength(errorsBefore);
+      expect(app.logs.filter(isErrorLine)).toHaveLength(errorsBefore);
     },
   );
 
@@ -624,5 +628,62 @@ describe('HEAD (item 12)', () => {
     expect(head.status).toBe(200);
     expect(head.headers.get('content-type')).toMatch(/^application\/json/);
     expect(head.text).toBe('');
+  });
+});
+
+describe('identity provider failing (item 3)', () => {
+  it('backs off: 100 requests while the JWKS answers 500 make at most 2 fetches, each a 503 with Retry-After; one warn with the cause; recovers by itself', async () => {
+    const idp = await startTokenIssuer();
+    try {
+      const failing = await appWith({ issuer: idp });
+      idp.setAvailable(false, 'server-error');
+      const tokens = await Promise.all(
+        Array.from({ length: 10 }, () => idp.sign(uniqueSubject('idp'))),
+      );
+      const statuses = new Map<number, number>();
+      for (let wave = 0; wave < 10; wave += 1) {
+        const answers = await Promise.all(
+          tokens.map((token) =>
+            raw(failing.url, '/api/user', { headers: { authorization: `Bearer ${token}` } }),
+          ),
+        );
+        for (const answer of answers) {
+          statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+          expect(answer.body).toMatchObject({ success: false, error: { code: 'UNAVAILABLE' } });
+          const retryAfter = Number(answer.headers.get('retry-after'));
+          expect(retryAfter).toBeGreaterThanOrEqual(1);
+          expect(retryAfter).toBeLessThanOrEqual(FAILURE_BACKOFF_MS / 1000);
+        }
+      }
+      expect([...statuses]).toEqual([[503, 100]]);
+      expect(idp.requests).toBeGreaterThanOrEqual(1);
+      expect(idp.requests).toBeLessThanOrEqual(2);
+
+      const warnings = failing.logs
+        .map((line) => JSON.parse(line))
+        .filter((entry) => entry.msg === 'identity provider keys cannot be fetched; backing off');
+      expect(warnings.length).toBe(idp.requests);
+      expect(warnings[0].level).toBe('warn');
+      expect(warnings[0].err.message).toContain(idp.jwksUrl);
+      expect(warnings[0].err.message).toContain('500');
+      expect(failing.logs.some(isErrorLine)).toBe(false);
+
+      // Back up: the next attempt after the backoff succeeds, without a restart.
+      idp.setAvailable(true);
+      const deadline = Date.now() + 4 * FAILURE_BACKOFF_MS;
+      let answer = await raw(failing.url, '/api/user', {
+        headers: { authorization: `Bearer ${tokens[0]}` },
+      });
+      while (answer.status === 503 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        answer = await raw(failing.url, '/api/user', {
+          headers: { authorization: `Bearer ${tokens[0]}` },
+        });
+      }
+      expect(answer.status).toBe(200);
+      expect(idp.requests).toBeLessThanOrEqual(3);
+    } finally {
+      await idp.stop();
+    }
   });
 });
