@@ -30,6 +30,8 @@ const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const dbName = `bench_seed_${stamp.replace(/-/g, '_').toLowerCase()}`;
 const ISSUER = 'https://seed.bench.invalid';
+/** The default handle settings (HANDLE_CHANGE_COOLDOWN_DAYS, HANDLE_RESERVE_DAYS). */
+const CONFIG = { handles: { cooldownDays: 30, reserveDays: 14 } };
 const out: string[] = [];
 
 function say(line = ''): void {
@@ -129,7 +131,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < 50; i++) {
       const user = await ensureUser(db, ISSUER, `fresh-${i}`);
       const started = performance.now();
-      await onboard({ db }, user.id, {
+      await onboard({ db, config: CONFIG }, user.id, {
         name: 'New Fan',
         handle: `fresh_${i}`,
         favoriteTeam: 'Leeds',
@@ -144,7 +146,7 @@ async function main(): Promise<void> {
     const probe = await ensureUser(db, ISSUER, 'fresh-explain');
     capture = true;
     captured.length = 0;
-    await onboard(recording as never, probe.id, {
+    await onboard({ db: recording as never, config: CONFIG }, probe.id, {
       name: 'Explained',
       handle: 'fresh_explain',
       favoriteTeam: 'Leeds',

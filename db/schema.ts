@@ -10,6 +10,8 @@ export interface Database {
   pointsLedger: PointsLedgerTable;
   leaderboardEntries: LeaderboardEntriesTable;
   userQuests: UserQuestsTable;
+  handleClaims: HandleClaimsTable;
+  handleHistory: HandleHistoryTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -92,6 +94,27 @@ export interface UserQuestsTable {
   updatedAt: Timestamp;
 }
 
+/** Who holds or reserves a handle (see migration 20261123T1945). */
+export interface HandleClaimsTable {
+  /** The handle's case-insensitive key (src/domain/handles.ts `handleKey`). */
+  handleKey: string;
+  /** The holder, or whom a given-up handle is reserved for; null once that account is deleted. */
+  userId: string | null;
+  /** null: held. A time: given up and reserved until then. */
+  reservedUntil: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  updatedAt: Timestamp;
+}
+
+export interface HandleHistoryTable {
+  id: ColumnType<string | number | bigint, never, never>;
+  userId: string;
+  /** null when the user set their first handle. */
+  oldHandle: string | null;
+  newHandle: string;
+  kind: 'first' | 'change' | 'recase';
+  changedAt: Generated<Date>;
+}
+
 /** A quest's state as stored per user (a user_quests row without its keys and clock). */
 export interface StoredQuest {
   questId: string;
@@ -108,3 +131,4 @@ export type ProfileUpdate = Updateable<ProfilesTable>;
 export type LedgerRow = Selectable<PointsLedgerTable>;
 export type LeaderboardRow = Selectable<LeaderboardEntriesTable>;
 export type UserQuestRow = Selectable<UserQuestsTable>;
+export type HandleHistoryRow = Selectable<HandleHistoryTable>;

@@ -1,6 +1,6 @@
 /**
  * `npm run token -- <subject> [--ttl <seconds>]`: prints a bearer token from the
- * development identity provider (DESIGN §6) — the token alone, on stdout — that a
+ * development identity provider (docs/CONTRACT.md, Authentication) — the token alone, on stdout — that a
  * service started with the same DATA_DIR accepts. Only when no AUTH_* variable is
  * set and NODE_ENV is not production.
  *

@@ -1,6 +1,6 @@
 /**
  * The service's one error type. Domain code, auth and HTTP middleware throw
- * `AppError` with a contract code (DESIGN §7); `src/error-mapping.ts` is the only
+ * `AppError` with a contract code (docs/CONTRACT.md, Errors); `src/error-mapping.ts` is the only
  * place that turns codes into tRPC codes, HTTP statuses and response bodies.
  */
 export const ERROR_CODES = [
@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
   'HANDLE_TAKEN',
+  'HANDLE_CHANGE_COOLDOWN',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
   'RATE_LIMITED',
@@ -28,6 +29,8 @@ export interface AppErrorOptions {
   issues?: Issue[];
   /** Seconds a client should wait before retrying (RATE_LIMITED, UNAVAILABLE). */
   retryAfterSeconds?: number;
+  /** When the same request can succeed (HANDLE_CHANGE_COOLDOWN); sent as `error.retryAt`. */
+  retryAt?: Date;
   /** The methods the path does answer (METHOD_NOT_ALLOWED), sent as the `Allow` header. */
   allow?: readonly string[];
   cause?: unknown;
@@ -37,6 +40,7 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly issues: Issue[] | undefined;
   readonly retryAfterSeconds: number | undefined;
+  readonly retryAt: Date | undefined;
   readonly allow: readonly string[] | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
@@ -45,7 +49,20 @@ export class AppError extends Error {
     this.code = code;
     this.issues = options.issues;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.retryAt = options.retryAt;
     this.allow = options.allow;
+  }
+}
+
+/**
+ * The request's user id names no user: the account was deleted (on this or
+ * another instance) after the id was resolved. protectedProcedure resolves
+ * the identity again and retries once, so the identity starts as a new user.
+ */
+export class UserGoneError extends AppError {
+  constructor() {
+    super('NOT_FOUND', 'The user does not exist');
+    this.name = 'UserGoneError';
   }
 }
 

@@ -43,7 +43,7 @@ export function createApp({ config, database, verifier, logger }: AppOptions): E
     userRateLimiter: createRateLimiter(config.rateLimit.perUser),
     userIds: createUserIdResolver(),
   };
-  const openApiDocument = buildOpenApiDocument(appRouter);
+  const openApiDocument = buildOpenApiDocument(appRouter, { serverUrl: config.publicUrl ?? '/' });
 
   const app = express();
   app.disable('x-powered-by');
@@ -77,7 +77,7 @@ export function createApp({ config, database, verifier, logger }: AppOptions): E
   // Batch size first: an oversized batch is refused before it is counted, read or verified.
   app.use('/trpc', trpcBatchLimit(), ipLimit, trpcBodyGuard(), trpcHandler(deps, appRouter));
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.
-  app.use(ipLimit, jsonBody(), restHandler(deps, appRouter));
+  app.use(ipLimit, jsonBody(), restHandler(deps, appRouter, openApiDocument));
   app.use(errorHandler);
   return app;
 }

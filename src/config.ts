@@ -1,9 +1,10 @@
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import type { HandlePolicy } from './domain/handles.js';
 
 /**
- * Where bearer tokens' keys come from (DESIGN §6). Exactly one source is active.
+ * Where bearer tokens' keys come from (docs/CONTRACT.md, Authentication). Exactly one source is active.
  * `dev` is the local development identity provider: a key pair kept in DATA_DIR,
  * never available in production.
  */
@@ -28,10 +29,14 @@ export interface Config {
   /** Requests per minute; 0 turns that limit off. */
   readonly rateLimit: { readonly perUser: number; readonly perIp: number };
   readonly corsOrigins: readonly string[];
+  /** Where clients reach this deployment; the served openapi.json names it in `servers`. */
+  readonly publicUrl: string | undefined;
   /** Express `trust proxy` setting: how many proxy hops to trust for the client IP. */
   readonly trustProxy: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   readonly shutdownTimeoutMs: number;
+  /** HANDLE_CHANGE_COOLDOWN_DAYS and HANDLE_RESERVE_DAYS (0 turns either off). */
+  readonly handles: HandlePolicy;
 }
 
 /** Issuer the development identity provider signs with; the service expects it in dev mode. */
@@ -85,12 +90,15 @@ const envSchema = z.object({
     (value) => list(value).every(isOrigin),
     'must be a comma-separated list of origins such as https://app.example.com (scheme, host, optional port; no path, no "*")',
   ),
+  PUBLIC_URL: httpUrl,
   TRUST_PROXY: int(0, 0, 10),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   ),
   SHUTDOWN_TIMEOUT_MS: int(10_000, 0, 600_000),
+  HANDLE_CHANGE_COOLDOWN_DAYS: int(30, 0, 3650),
+  HANDLE_RESERVE_DAYS: int(14, 0, 3650),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -225,8 +233,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authTokenCacheSeconds: e.AUTH_TOKEN_CACHE_SECONDS,
     rateLimit: Object.freeze({ perUser: e.RATE_LIMIT_PER_USER, perIp: e.RATE_LIMIT_PER_IP }),
     corsOrigins: Object.freeze(list(e.CORS_ORIGINS)),
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    handles: Object.freeze({
+      cooldownDays: e.HANDLE_CHANGE_COOLDOWN_DAYS,
+      reserveDays: e.HANDLE_RESERVE_DAYS,
+    }),
   });
 }

@@ -6,7 +6,7 @@ import { AppError, ERROR_CODES, validationError, type ErrorCode, type Issue } fr
 
 /**
  * The one table from contract codes to tRPC codes and HTTP statuses
- * (DESIGN §7). Every face — REST, tRPC, Express middleware — reads it.
+ * (docs/CONTRACT.md, Errors). Every face — REST, tRPC, Express middleware — reads it.
  */
 export const ERROR_TABLE: Record<ErrorCode, { trpc: TRPC_ERROR_CODE_KEY; status: number }> = {
   VALIDATION_FAILED: { trpc: 'BAD_REQUEST', status: 400 },
@@ -14,6 +14,7 @@ export const ERROR_TABLE: Record<ErrorCode, { trpc: TRPC_ERROR_CODE_KEY; status:
   NOT_FOUND: { trpc: 'NOT_FOUND', status: 404 },
   METHOD_NOT_ALLOWED: { trpc: 'METHOD_NOT_SUPPORTED', status: 405 },
   HANDLE_TAKEN: { trpc: 'CONFLICT', status: 409 },
+  HANDLE_CHANGE_COOLDOWN: { trpc: 'CONFLICT', status: 409 },
   PAYLOAD_TOO_LARGE: { trpc: 'PAYLOAD_TOO_LARGE', status: 413 },
   UNSUPPORTED_MEDIA_TYPE: { trpc: 'UNSUPPORTED_MEDIA_TYPE', status: 415 },
   RATE_LIMITED: { trpc: 'TOO_MANY_REQUESTS', status: 429 },
@@ -72,7 +73,7 @@ export function errorStatus(error: AppError): number {
   return ERROR_TABLE[error.code].status;
 }
 
-/** The error envelope (DESIGN §7); openapi.json documents every error response with it. */
+/** The error envelope (docs/CONTRACT.md, Errors); openapi.json documents every error response with it. */
 export const ErrorEnvelopeSchema = z
   .object({
     success: z.literal(false),
@@ -83,6 +84,14 @@ export const ErrorEnvelopeSchema = z
         .array(z.object({ path: z.string(), message: z.string() }))
         .optional()
         .meta({ description: 'Validation problems, one per field' }),
+      retryAt: z.iso
+        .datetime()
+        .optional()
+        .meta({
+          description:
+            'When the same request can succeed (HANDLE_CHANGE_COOLDOWN: when the next handle ' +
+            'change is allowed), ISO-8601 UTC',
+        }),
     }),
   })
   .meta({ id: 'ErrorEnvelope' });
@@ -96,6 +105,7 @@ export function errorBody(error: AppError): ErrorBody {
       code: error.code,
       message: error.message,
       ...(error.issues ? { issues: error.issues } : {}),
+      ...(error.retryAt ? { retryAt: error.retryAt.toISOString() } : {}),
     },
   };
 }

@@ -2,6 +2,8 @@ import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 
 import { z } from 'zod';
 import { ERROR_TABLE, ErrorEnvelopeSchema, type ErrorBody } from './error-mapping.js';
 import { ERROR_CODES, type ErrorCode } from './app-error.js';
+import { FIELD_LENGTHS, HANDLE_PATTERN, type ProfileField } from './domain/profile.js';
+import { REQUEST_EXAMPLES, RESPONSE_EXAMPLES, type Examples } from './openapi-examples.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -12,6 +14,10 @@ export const TAGS = [
     description: 'The signed-in user: profile, onboarding, quests and points ledger.',
   },
   { name: 'leaderboard', description: 'Ranks by points: the whole board, team boards, and you.' },
+  {
+    name: 'health',
+    description: 'Liveness and readiness, for load balancers and orchestrators. No token needed.',
+  },
 ] as const;
 
 export type TagName = (typeof TAGS)[number]['name'];
@@ -112,6 +118,16 @@ const ERROR_EXAMPLES: Record<ErrorCode, ErrorBody> = {
     success: false,
     error: { code: 'HANDLE_TAKEN', message: 'The handle "ann" is taken' },
   },
+  HANDLE_CHANGE_COOLDOWN: {
+    success: false,
+    error: {
+      code: 'HANDLE_CHANGE_COOLDOWN',
+      message:
+        'You changed your handle recently: the next change is allowed from 2026-12-23T19:00:00.000Z',
+      issues: [{ path: 'handle', message: 'Handle changes are on cooldown' }],
+      retryAt: '2026-12-23T19:00:00.000Z',
+    },
+  },
   PAYLOAD_TOO_LARGE: {
     success: false,
     error: { code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than 16 KiB' },
@@ -179,7 +195,8 @@ interface Operation {
   operationId?: string;
   tags?: string[];
   security?: Record<string, string[]>[];
-  requestBody?: { content?: Record<string, { schema?: JsonObject }> };
+  parameters?: { name: string; description?: string; schema?: JsonObject }[];
+  requestBody?: { content?: Record<string, { schema?: JsonObject; examples?: Examples }> };
   responses?: Record<string, JsonObject>;
 }
 
@@ -256,9 +273,11 @@ export function operationTableProblems(
   document: Pick<OpenAPIObject, 'paths'>,
   router: OpenApiRouter,
 ): string[] {
-  const ids = listOperations(document).map(({ path, method, operation }) => {
-    return operation.operationId ?? `${method.toUpperCase()} ${path}`;
-  });
+  const ids = listOperations(document)
+    .filter(({ path }) => !Object.hasOwn(HEALTH_PATHS, path))
+    .map(
+      ({ path, method, operation }) => operation.operationId ?? `${method.toUpperCase()} ${path}`,
+    );
   return [
     ...ids
       .filter((id) => !Object.hasOwn(OPERATIONS, id))
@@ -272,6 +291,157 @@ export function operationTableProblems(
   ];
 }
 
+/** Where the committed openapi.json says the service is: the local one (`npm start`). */
+export const LOCAL_SERVER_URL = 'http://localhost:3000';
+
+const HEALTH_RESPONSE_EXAMPLES = {
+  healthz: { alive: { summary: 'The process is up', value: { status: 'ok' } } },
+  readyz: {
+    ready: {
+      summary: 'The database answers',
+      value: { status: 'ready', database: 'postgres' },
+    },
+  },
+} satisfies Record<string, Examples>;
+
+/**
+ * GET /healthz and GET /readyz: plain Express routes (src/app.ts), not
+ * procedures, so they are described here. Public, never rate limited.
+ */
+export const HEALTH_PATHS: Record<string, { get: JsonObject }> = {
+  '/healthz': {
+    get: {
+      operationId: 'healthz',
+      summary: 'Liveness: the process is up',
+      description:
+        'Answers 200 while the process runs, without touching the database. For liveness probes.',
+      tags: ['health'],
+      security: [],
+      responses: {
+        '200': {
+          description: 'Alive',
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/Health' },
+              examples: HEALTH_RESPONSE_EXAMPLES.healthz,
+            },
+          },
+        },
+      },
+    },
+  },
+  '/readyz': {
+    get: {
+      operationId: 'readyz',
+      summary: 'Readiness: the database answers',
+      description:
+        'Answers 200 when a query reaches the database, 503 when it does not. For readiness ' +
+        'probes and load balancers: send traffic only while it answers 200.',
+      tags: ['health'],
+      security: [],
+      responses: {
+        '200': {
+          description: 'Ready',
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/Readiness' },
+              examples: HEALTH_RESPONSE_EXAMPLES.readyz,
+            },
+          },
+        },
+        '503': {
+          description: 'UNAVAILABLE: the database is not reachable',
+          headers: { 'Retry-After': ERROR_HEADERS[503]!['Retry-After'] },
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/ErrorEnvelope' },
+              examples: {
+                UNAVAILABLE: {
+                  summary: 'UNAVAILABLE',
+                  value: {
+                    success: false,
+                    error: { code: 'UNAVAILABLE', message: 'The database is not reachable' },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+const HEALTH_SCHEMAS: Record<string, JsonObject> = {
+  Health: {
+    type: 'object',
+    properties: { status: { const: 'ok' } },
+    required: ['status'],
+    additionalProperties: false,
+  },
+  Readiness: {
+    type: 'object',
+    properties: {
+      status: { const: 'ready' },
+      database: {
+        enum: ['postgres', 'pglite'],
+        description: 'postgres: DATABASE_URL; pglite: the embedded database in DATA_DIR',
+      },
+    },
+    required: ['status', 'database'],
+    additionalProperties: false,
+  },
+};
+
+const PROFILE_FIELD_NAMES = Object.keys(FIELD_LENGTHS) as ProfileField[];
+
+/** An https: URL as a request may spell it: schemes are case-insensitive (WHATWG URL). */
+const HTTPS_SCHEME = '[Hh][Tt][Tt][Pp][Ss]:';
+
+/** Surrounding whitespace, which the service trims before any rule, around `inner` or nothing. */
+const trimmed = (inner: string) => String.raw`^\s*(?:${inner})?\s*$`;
+
+/**
+ * A profile field as a request may send it. The service trims surrounding
+ * whitespace, and an empty value clears the field, before a rule applies, so
+ * the patterns allow both: a validating proxy must never refuse what the
+ * service accepts (docs/API.md, "Field rules in the document").
+ */
+function requestFieldRules(field: ProfileField): JsonObject {
+  if (field === 'handle') {
+    return { pattern: trimmed(`@?${HANDLE_PATTERN.source.slice(1, -1)}`) };
+  }
+  if (field === 'profileUrl') return { pattern: trimmed(`${HTTPS_SCHEME}[\\s\\S]*`) };
+  const { max } = FIELD_LENGTHS[field];
+  return { pattern: trimmed(String.raw`\S(?:[\s\S]{0,${max - 2}}\S)?`) };
+}
+
+/** A profile field as the service stores and sends it: exactly the rule. */
+function storedFieldRules(field: ProfileField): JsonObject {
+  const { min, max } = FIELD_LENGTHS[field];
+  if (field === 'handle') return { pattern: HANDLE_PATTERN.source };
+  // Stored in its canonical WHATWG form: always lower-case https://.
+  if (field === 'profileUrl') return { format: 'uri', pattern: '^https://', maxLength: max };
+  return { ...(min > 0 ? { minLength: min } : {}), maxLength: max };
+}
+
+/** Adds the field rules to every profile field of an object schema. */
+function addFieldRules(schema: JsonObject | undefined, rules: (field: ProfileField) => JsonObject) {
+  const properties = schema?.properties as Record<string, JsonObject> | undefined;
+  for (const field of PROFILE_FIELD_NAMES) {
+    if (properties?.[field]) Object.assign(properties[field], rules(field));
+  }
+}
+
+/** Schemas whose profile fields hold stored values (`handle`, `name`, `profileUrl`, …). */
+const STORED_PROFILE_SCHEMAS = ['User', 'UpdatedProfile', 'LeaderboardEntry'];
+
+/** The `id` a zod schema was registered with (`.meta({ id })`). */
+function schemaId(schema: unknown): string | undefined {
+  const meta = schema instanceof z.ZodType ? schema.meta() : undefined;
+  return typeof meta?.id === 'string' ? meta.id : undefined;
+}
+
 /**
  * The OpenAPI document: generated from the routers by trpc-to-openapi, then
  * corrected where the adapter describes something the service does not do.
@@ -280,7 +450,10 @@ export function operationTableProblems(
  * response with our envelope (the adapter's error.* schemas are removed), an
  * honest request body, and 201 where an operation creates.
  */
-export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
+export function buildOpenApiDocument(
+  router: OpenApiRouter,
+  options: { serverUrl?: string } = {},
+): OpenAPIObject {
   const document = generateOpenApiDocument(router, {
     title: 'User Profile Service',
     version: API_VERSION,
@@ -301,6 +474,18 @@ export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
     defs: { ErrorEnvelope: ErrorEnvelopeSchema },
   });
 
+  document.info.contact = { name: 'User Profile Service maintainers' };
+  document.servers = [
+    options.serverUrl
+      ? {
+          url: options.serverUrl,
+          description:
+            options.serverUrl === '/'
+              ? 'The server this document was fetched from (set PUBLIC_URL to name it)'
+              : 'This deployment (PUBLIC_URL)',
+        }
+      : { url: LOCAL_SERVER_URL, description: 'Local development (npm start)' },
+  ];
   document.tags = TAGS.map((tag) => ({ ...tag }));
   const schemas = (document.components?.schemas ?? {}) as Record<string, JsonObject>;
   for (const name of Object.keys(schemas)) {
@@ -325,10 +510,29 @@ export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
     }
     if (!documented) operation.security = [];
 
-    const body = operation.requestBody?.content?.['application/json']?.schema;
-    if (body) {
+    const media = operation.requestBody?.content?.['application/json'];
+    const body = media?.schema;
+    if (media && body) {
       if (refusesUnknownKeys(router, id)) body.additionalProperties = false;
       if (row.minBodyProperties !== undefined) body.minProperties = row.minBodyProperties;
+      addFieldRules(body, requestFieldRules);
+      // A named component, so generators name the type and Swagger UI shows it once.
+      const name = schemaId(procedure(router, id)?._def.inputs[0]) ?? `${id}Input`;
+      schemas[name] = body;
+      media.schema = { $ref: `#/components/schemas/${name}` };
+      const examples = REQUEST_EXAMPLES[id];
+      if (examples) media.examples = examples;
+    }
+    for (const parameter of operation.parameters ?? []) {
+      // At parameter level, where Swagger UI and linters look for it.
+      if (parameter.schema?.description && !parameter.description) {
+        parameter.description = String(parameter.schema.description);
+        delete parameter.schema.description;
+      }
+      if (parameter.name === 'team' && parameter.schema) {
+        const { max } = FIELD_LENGTHS.favoriteTeam;
+        parameter.schema.pattern = String.raw`^\s*\S(?:[\s\S]{0,${max - 2}}\S)?\s*$`;
+      }
     }
 
     const responses: Record<string, JsonObject> = {};
@@ -336,7 +540,11 @@ export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
       if (Number(status) < 400) responses[status] = response;
     }
     if (row.created && responses['200']) {
-      responses['201'] = { ...responses['200'], description: row.created };
+      responses['201'] = structuredClone({ ...responses['200'], description: row.created });
+    }
+    for (const [status, examples] of Object.entries(RESPONSE_EXAMPLES[id] ?? {})) {
+      const content = responses[status]?.content as Record<string, JsonObject> | undefined;
+      if (content?.['application/json']) content['application/json'].examples = examples;
     }
     for (const status of row.errors) {
       responses[String(status)] = errorResponse(status, body !== undefined);
@@ -345,5 +553,8 @@ export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
       Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)),
     );
   }
+  for (const name of STORED_PROFILE_SCHEMAS) addFieldRules(schemas[name], storedFieldRules);
+  Object.assign(schemas, HEALTH_SCHEMAS);
+  document.paths = { ...document.paths, ...structuredClone(HEALTH_PATHS) };
   return document;
 }

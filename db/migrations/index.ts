@@ -3,6 +3,7 @@ import * as m20261122T1730 from './20261122T1730_users_profiles.js';
 import * as m20261122T1800 from './20261122T1800_points_quests_leaderboard.js';
 import * as m20261123T1500 from './20261123T1500_leaderboard_team_key.js';
 import * as m20261123T1930 from './20261123T1930_user_version.js';
+import * as m20261123T1945 from './20261123T1945_handle_claims_history.js';
 
 /**
  * Every migration, by name, in order. An explicit registry rather than a
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '20261122T1800_points_quests_leaderboard': m20261122T1800,
   '20261123T1500_leaderboard_team_key': m20261123T1500,
   '20261123T1930_user_version': m20261123T1930,
+  '20261123T1945_handle_claims_history': m20261123T1945,
 };

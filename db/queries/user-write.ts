@@ -21,8 +21,9 @@
  * and is applied only if the state is still at `version`, so no update is
  * lost and `balanceAfter` (computed from the balance read) is exact. Awards
  * stay exactly-once through the ledger's unique (user_id, idempotency_key).
- * The handle's unique index still judges races between users: a violation
- * fails the statement (nothing written) and comes back as the typed conflict
+ * The handle claims' primary key (and the profiles' unique index behind it)
+ * judges races between users and reservations: a violation fails the
+ * statement (nothing written) and comes back as the typed conflict
  * `handle_taken`; db/ raises no application errors.
  *
  * Adding an effect (outbox events, handle history, …): add a field to
@@ -38,6 +39,7 @@ import { preparedStatement } from '../prepared.js';
 import {
   PROFILE_FIELDS,
   type Database,
+  type HandleHistoryRow,
   type LedgerRow,
   type ProfileFields,
   type ProfileRow,
@@ -55,6 +57,8 @@ export interface UserState {
   /** The balance, kept on the all-time leaderboard entry (0 before onboarding). */
   points: number;
   quests: Map<string, StoredQuest>;
+  /** When the user last replaced an existing handle (handle_history kind `change`): the cooldown's start. */
+  lastHandleChangeAt: Date | undefined;
 }
 
 const userStateStatement = preparedStatement((db, userId: string) =>
@@ -74,6 +78,14 @@ const userStateStatement = preparedStatement((db, userId: string) =>
           .select(['q.questId', 'q.progress', 'q.target', 'q.status', 'q.completedAt'])
           .whereRef('q.userId', '=', 'u.id'),
       ).as('quests'),
+      eb
+        .selectFrom('handleHistory as h')
+        .select('h.changedAt')
+        .whereRef('h.userId', '=', 'u.id')
+        .where('h.kind', '=', 'change')
+        .orderBy('h.id', 'desc')
+        .limit(1)
+        .as('lastHandleChangeAt'),
     ])
     .where('u.id', '=', userId),
 );
@@ -85,8 +97,9 @@ export async function readUserState(
 ): Promise<UserState | undefined> {
   const [row] = await userStateStatement(db, userId);
   if (!row) return undefined;
-  const { profile, entryPoints, entryTeamKey, quests, ...user } = row;
+  const { profile, entryPoints, entryTeamKey, quests, lastHandleChangeAt, ...user } = row;
   return {
+    lastHandleChangeAt: lastHandleChangeAt ?? undefined,
     user,
     profile: profile === null ? undefined : profileFromJson(profile),
     entry: entryPoints === null ? undefined : { points: entryPoints, teamKey: entryTeamKey },
@@ -138,6 +151,23 @@ export interface UserWritePlan {
   credits: readonly LedgerCredit[];
   /** Also return the newest ledger entries (after the write), up to this many. */
   historyLimit: number;
+  /** The handle's claims and history when the write changes the handle, else undefined. */
+  handle?: HandleMove | undefined;
+}
+
+/**
+ * A change of the stored handle. The claim on the new key is the database's
+ * judgement: the user's own row (held, or reserved for them) or an expired
+ * reservation is taken over, anything else makes the insert fail on
+ * handle_claims_pkey and the whole statement write nothing (`handle_taken`).
+ */
+export interface HandleMove {
+  /** The key to claim (a first handle or another handle); undefined for a change of letter case. */
+  claimKey: string | undefined;
+  /** The key given up, reserved for the user for `reserveDays` (0: free at once). */
+  release: { key: string; reserveDays: number } | undefined;
+  /** The handle_history row. */
+  history: Pick<HandleHistoryRow, 'oldHandle' | 'newHandle' | 'kind'>;
 }
 
 export type UserWriteResult =
@@ -153,7 +183,10 @@ export type UserWriteResult =
     }
   /** The state moved since it was read: nothing was written; read again and retry. */
   | { ok: false; conflict: 'stale' }
-  /** The profile's handle belongs to another user (any letter case): nothing was written. */
+  /**
+   * The handle belongs to another user in any letter case, or is reserved
+   * for someone else: nothing was written.
+   */
   | { ok: false; conflict: 'handle_taken' };
 
 /** The profile columns in SQL spelling, for JSON built in SQL. */
@@ -200,6 +233,7 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
   const profileValues = PROFILE_FIELDS.map((field) => sql`${profile?.[field] ?? null}::text`);
   const profileColumns = sql.raw(PROFILE_COLUMNS.slice(1, 9).join(', '));
   const entry = plan.entry;
+  const handle = plan.handle;
   return [
     [
       'profile',
@@ -271,6 +305,43 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
         ORDER BY c.ord
         RETURNING *`,
     ],
+    // The claim's row, if it is the user's own or an expired reservation, is
+    // removed so that the insert below can take the key; the insert reads
+    // this CTE first, so the delete has happened when it runs. Any other row
+    // makes the insert fail on the primary key: the statement writes nothing.
+    [
+      'handle_free',
+      sql`DELETE FROM handle_claims c USING guard g
+        WHERE c.handle_key = ${handle?.claimKey ?? null}::text
+          AND (c.user_id = g.id OR c.reserved_until <= now())
+        RETURNING c.handle_key`,
+    ],
+    [
+      'handle_claim',
+      sql`INSERT INTO handle_claims (handle_key, user_id, reserved_until, updated_at)
+        SELECT ${handle?.claimKey ?? null}::text, g.id, NULL, now() FROM guard g
+        WHERE ${handle?.claimKey !== undefined} AND (SELECT count(*) FROM handle_free) >= 0
+        RETURNING handle_key`,
+    ],
+    // Reserved until now() + 0 days is free at once: an expired reservation.
+    [
+      'handle_release',
+      sql`UPDATE handle_claims c SET
+          reserved_until = now() + make_interval(days => ${handle?.release?.reserveDays ?? 0}::integer),
+          updated_at = now()
+        FROM guard g
+        WHERE c.handle_key = ${handle?.release?.key ?? null}::text AND c.user_id = g.id
+        RETURNING c.handle_key`,
+    ],
+    [
+      'handle_history',
+      sql`INSERT INTO handle_history (user_id, old_handle, new_handle, kind, changed_at)
+        SELECT g.id, ${handle?.history.oldHandle ?? null}::text, ${handle?.history.newHandle ?? null}::text,
+               ${handle?.history.kind ?? null}::text, now()
+        FROM guard g
+        WHERE ${handle !== undefined}
+        RETURNING id`,
+    ],
   ];
 }
 
@@ -321,7 +392,10 @@ export async function applyUserWrite(
       rows: [row],
     } = await statement.execute(db));
   } catch (error) {
-    if (isUniqueViolation(error, 'profiles_handle_lower_key')) {
+    if (
+      isUniqueViolation(error, 'profiles_handle_lower_key') ||
+      isUniqueViolation(error, 'handle_claims_pkey')
+    ) {
       return { ok: false, conflict: 'handle_taken' };
     }
     // Two writers that lock shared rows in different orders: one is told to retry.

@@ -1,6 +1,6 @@
 import { AppError } from '../app-error.js';
 
-/** Longest bearer token accepted (DESIGN §6); longer ones are refused before any crypto. */
+/** Longest bearer token accepted (docs/CONTRACT.md, Authentication); longer ones are refused before any crypto. */
 export const MAX_TOKEN_LENGTH = 8 * 1024;
 
 /** RFC 6750 §2.1 `b64token` (RFC 7235 `token68`): base64url/base64 characters, then `=` padding. */

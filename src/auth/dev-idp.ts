@@ -13,7 +13,7 @@ import {
 import { DEV_ISSUER } from '../config.js';
 
 /**
- * The local development identity provider (DESIGN §6): an ES256 key pair kept in
+ * The local development identity provider (docs/CONTRACT.md, Authentication): an ES256 key pair kept in
  * `DATA_DIR/dev-idp/key.json`, used when no AUTH_* variable is set outside
  * production. `npm run token -- <subject>` signs with it; the service verifies
  * with its public half.

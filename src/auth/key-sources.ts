@@ -8,7 +8,7 @@ import { DEFAULT_FETCH_TIMEOUT_MS, jwksSource, oidcSource } from './remote-keys.
 import { verifierFor, type AuthVerifier, type KeySource } from './verifier.js';
 
 /**
- * The verifier for the configured key source (DESIGN §6). Remote sources (OIDC
+ * The verifier for the configured key source (docs/CONTRACT.md, Authentication). Remote sources (OIDC
  * discovery, JWKS URL) fetch nothing here: discovery and the JWKS are fetched on
  * the first `verify`, and after a failure retried by a later one once the failure
  * backoff has passed (remote-keys.ts), so the service starts while the identity

@@ -37,7 +37,7 @@ export interface AuthVerifier {
   verify(token: string): Promise<Principal>;
 }
 
-/** Leeway for `exp` and `nbf` (DESIGN §6). */
+/** Leeway for `exp` and `nbf` (docs/CONTRACT.md, Authentication). */
 export const CLOCK_TOLERANCE_SECONDS = 30;
 
 /** What differs between key sources: where keys come from and which algorithms they allow. */

@@ -49,7 +49,25 @@ export const RESERVED_HANDLES: ReadonlySet<string> = new Set([
   'undefined',
 ]);
 
-const HANDLE_PATTERN = /^[A-Za-z0-9_]{3,30}$/;
+/**
+ * Length limits in code points, counted after NFC and trimming: the rules below
+ * read them, and so does openapi.json (src/openapi.ts).
+ */
+export const FIELD_LENGTHS = {
+  name: { min: 1, max: 80 },
+  handle: { min: 3, max: 30 },
+  location: { min: 0, max: 100 },
+  favoriteSport: { min: 0, max: 50 },
+  favoriteTeam: { min: 0, max: 100 },
+  favoritePlayer: { min: 0, max: 100 },
+  rivalTeam: { min: 0, max: 100 },
+  profileUrl: { min: 0, max: 2048 },
+} as const satisfies Record<ProfileField, { min: number; max: number }>;
+
+/** A stored handle: letters A–Z, digits and underscores (the leading `@` already dropped). */
+export const HANDLE_PATTERN = new RegExp(
+  `^[A-Za-z0-9_]{${FIELD_LENGTHS.handle.min},${FIELD_LENGTHS.handle.max}}$`,
+);
 
 /** Length in Unicode code points, so an emoji counts as one character. */
 function codePoints(value: string): number {
@@ -102,7 +120,7 @@ const handleRule = z
   )
   .refine((value) => !RESERVED_HANDLES.has(value.toLowerCase()), 'This handle is reserved');
 
-const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = FIELD_LENGTHS.profileUrl.max;
 
 /**
  * profileUrl is stored in its canonical WHATWG form (`new URL(v).href`), the
@@ -157,20 +175,35 @@ function isLocalHost(hostname: string): boolean {
   return ipaddr.process(literal).range() !== 'unicast';
 }
 
-/** Per-field input schemas: the single definition of every field rule (DESIGN §3). */
+/** Per-field input schemas: the single definition of every field rule (docs/CONTRACT.md, Field rules). */
 export const profileFieldSchemas = {
-  name: textField(maxLength(80, 1), 'Display name, 1–80 characters. null or "" clears it.'),
+  name: textField(
+    maxLength(FIELD_LENGTHS.name.max, FIELD_LENGTHS.name.min),
+    'Display name, 1–80 characters. null or "" clears it.',
+  ),
   handle: textField(
     handleRule,
     'Unique handle: 3–30 of A–Z a–z 0–9 _, a leading @ is dropped, unique ignoring case, ' +
       'reserved words refused. Once set it can be changed but not cleared.',
   ),
-  location: textField(maxLength(100), 'Up to 100 characters. null or "" clears it.'),
-  favoriteSport: textField(maxLength(50), 'Up to 50 characters. null or "" clears it.'),
-  favoriteTeam: textField(maxLength(100), 'Up to 100 characters. null or "" clears it.'),
-  favoritePlayer: textField(maxLength(100), 'Up to 100 characters. null or "" clears it.'),
+  location: textField(
+    maxLength(FIELD_LENGTHS.location.max),
+    'Up to 100 characters. null or "" clears it.',
+  ),
+  favoriteSport: textField(
+    maxLength(FIELD_LENGTHS.favoriteSport.max),
+    'Up to 50 characters. null or "" clears it.',
+  ),
+  favoriteTeam: textField(
+    maxLength(FIELD_LENGTHS.favoriteTeam.max),
+    'Up to 100 characters. null or "" clears it.',
+  ),
+  favoritePlayer: textField(
+    maxLength(FIELD_LENGTHS.favoritePlayer.max),
+    'Up to 100 characters. null or "" clears it.',
+  ),
   rivalTeam: textField(
-    maxLength(100),
+    maxLength(FIELD_LENGTHS.rivalTeam.max),
     'Up to 100 characters; may not be the same team as favoriteTeam (compared ignoring case, ' +
       'compatibility forms and invisible characters). null or "" clears it.',
   ),

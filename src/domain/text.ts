@@ -1,6 +1,6 @@
 /**
- * What every free-text value goes through before a field's own rule (DESIGN §3,
- * §11): surrounding whitespace is trimmed first, then nothing inside may be a
+ * What every free-text value goes through before a field's own rule (docs/CONTRACT.md,
+ * Field rules): surrounding whitespace is trimmed first, then nothing inside may be a
  * character a reader cannot see or that reorders what they see.
  */
 

@@ -8,7 +8,7 @@ import { parse as parseContentType } from 'content-type';
 import express, { type Request, type RequestHandler } from 'express';
 import { AppError } from '../app-error.js';
 
-/** The contract's body limit (DESIGN §7). */
+/** The contract's body limit (docs/CONTRACT.md, Errors). */
 export const BODY_LIMIT_BYTES = 16 * 1024;
 
 /** Deepest JSON nesting (objects and arrays) a request body may have. */

@@ -2,10 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import {
   createOpenApiExpressMiddleware,
-  forEachOpenApiProcedure,
   getPathRegExp,
   normalizePath,
-  type OpenApiProcedureRecord,
+  type OpenAPIObject,
   type OpenApiRouter,
 } from 'trpc-to-openapi';
 import { contextFactory, type AppDeps, type Context } from '../trpc/context.js';
@@ -20,25 +19,25 @@ interface PathMethods {
   methods: string[];
 }
 
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
 /**
- * Every documented path with the methods it answers, read from the procedures'
- * OpenAPI meta and matched the way the adapter matches them (its own
- * `normalizePath` and `getPathRegExp`), so a new operation needs nothing here.
+ * Every path of the OpenAPI document (generated from the procedures' meta, plus
+ * the health checks) with the methods it answers, matched the way the adapter
+ * matches paths (its own `normalizePath` and `getPathRegExp`), so a new
+ * operation needs nothing here.
  */
-export function documentedPaths(procedures: OpenApiProcedureRecord): PathMethods[] {
-  const byPath = new Map<string, PathMethods>();
-  forEachOpenApiProcedure(procedures, ({ type, meta: { openapi } }) => {
-    if (type === 'subscription') return; // the adapter serves none
-    const template = normalizePath(openapi.path);
-    const entry = byPath.get(template) ?? {
+export function documentedPaths(document: Pick<OpenAPIObject, 'paths'>): PathMethods[] {
+  return Object.entries(document.paths ?? {}).map(([path, item]) => {
+    const template = normalizePath(path);
+    return {
       template,
       pattern: getPathRegExp(template),
-      methods: [],
+      methods: Object.keys(item as object)
+        .filter((method) => HTTP_METHODS.includes(method))
+        .map((method) => method.toUpperCase()),
     };
-    if (!entry.methods.includes(openapi.method)) entry.methods.push(openapi.method);
-    byPath.set(template, entry);
   });
-  return [...byPath.values()];
 }
 
 /**
@@ -67,12 +66,16 @@ export function methodNotAllowed(
  * The REST face: trpc-to-openapi serves every procedure that has OpenAPI meta
  * on its documented path. The adapter writes errors in its own shape; we keep
  * its routing, parsing of inputs and status handling, and replace only the
- * error body with our envelope (DESIGN §7). A documented path called with
- * another method answers 405 with `Allow`; unmatched paths answer 404 here,
+ * error body with our envelope (docs/CONTRACT.md, Errors). A path of the OpenAPI document
+ * called with a method it does not document answers 405 with `Allow`; unmatched paths answer 404 here,
  * so this must be the last route. The documented JSON mutations are answered
  * by restFastPath first, with the same procedures, meta and envelope.
  */
-export function restHandler(deps: AppDeps, router: OpenApiRouter): RequestHandler {
+export function restHandler(
+  deps: AppDeps,
+  router: OpenApiRouter,
+  document: Pick<OpenAPIObject, 'paths'>,
+): RequestHandler {
   const failures = new WeakMap<IncomingMessage, AppError>();
   const handler = createOpenApiExpressMiddleware({
     router,
@@ -100,7 +103,7 @@ export function restHandler(deps: AppDeps, router: OpenApiRouter): RequestHandle
   const fast = restFastPath(deps, router, (appError, cause, req) => {
     if (appError.code === 'INTERNAL') req.log.error({ err: cause }, 'internal error');
   });
-  const paths = documentedPaths(router._def.procedures as OpenApiProcedureRecord);
+  const paths = documentedPaths(document);
   const adapter: RequestHandler = (req, res, next) => {
     const notAllowed = methodNotAllowed(paths, req.method, req.url);
     if (notAllowed) {

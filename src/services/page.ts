@@ -1,4 +1,4 @@
-/** A cursor-paged list (DESIGN §4): `nextCursor` is null on the last page. */
+/** A cursor-paged list (docs/CONTRACT.md, Shapes): `nextCursor` is null on the last page. */
 export interface Page<T> {
   entries: T[];
   nextCursor: string | null;

@@ -4,6 +4,7 @@ import { recentLedgerEntries } from '../../db/queries/points.js';
 import {
   applyUserWrite,
   readUserState,
+  type HandleMove,
   type LedgerCredit,
   type UserState,
   type UserWritePlan,
@@ -16,9 +17,17 @@ import {
   type QuestDefinition,
   type StoredQuest,
 } from '../domain/quests.js';
-import { AppError } from '../app-error.js';
+import {
+  classifyHandleChange,
+  handleChangeBlockedUntil,
+  handleCooldownError,
+  handleKey,
+  handleTakenError,
+  type HandlePolicy,
+} from '../domain/handles.js';
+import { AppError, UserGoneError } from '../app-error.js';
 
-/** How many ledger entries a response carries (DESIGN §4). */
+/** How many ledger entries a response carries (docs/CONTRACT.md, Shapes). */
 export const POINTS_HISTORY_LIMIT = 20;
 
 /**
@@ -32,6 +41,7 @@ export const WRITE_ATTEMPTS = 8;
 /** What the write paths need from the app. */
 export interface WriteDeps {
   db: Kysely<Database>;
+  config: { handles: HandlePolicy };
 }
 
 export interface QuestProgressView {
@@ -88,7 +98,7 @@ export async function onboard(
     historyLimit: POINTS_HISTORY_LIMIT,
   });
   const leaderboardEntry = await findRankedEntry(deps.db, userId);
-  if (!leaderboardEntry) throw new AppError('NOT_FOUND', 'The user does not exist');
+  if (!leaderboardEntry) throw new UserGoneError();
   return {
     ...written,
     questSync: written.questSync!,
@@ -122,8 +132,11 @@ async function writeUser(
 ): Promise<{ written: Written; history: LedgerRow[] | undefined }> {
   for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt += 1) {
     const state = await readUserState(deps.db, userId);
-    if (!state) throw new AppError('NOT_FOUND', 'The user does not exist');
-    const { plan, writes, written } = planWrite(state, patch, options);
+    if (!state) throw new UserGoneError();
+    const { plan, writes, written } = planWrite(state, patch, {
+      ...options,
+      handles: deps.config.handles,
+    });
     if (!writes) {
       return {
         written: { ...written, user: state.user, profile: state.profile },
@@ -144,11 +157,7 @@ async function writeUser(
         history: options.historyLimit > 0 ? result.history : undefined,
       };
     }
-    if (result.conflict === 'handle_taken') {
-      throw new AppError('HANDLE_TAKEN', `The handle "${plan.profile?.handle}" is taken`, {
-        issues: [{ path: 'handle', message: 'This handle is taken' }],
-      });
-    }
+    if (result.conflict === 'handle_taken') throw handleTakenError(plan.profile?.handle ?? '');
     if (attempt < WRITE_ATTEMPTS) await sleep(Math.random() * 2 ** attempt);
   }
   throw new AppError('UNAVAILABLE', 'Too many simultaneous writes to this user; retry shortly', {
@@ -160,9 +169,10 @@ async function writeUser(
 function planWrite(
   state: UserState,
   patch: ProfilePatch,
-  options: { onboard: boolean; historyLimit: number },
+  options: { onboard: boolean; historyLimit: number; handles: HandlePolicy },
 ): Planned {
-  const { next, changed } = applyProfilePatch(state.profile ?? EMPTY_PROFILE, patch);
+  const current = state.profile ?? EMPTY_PROFILE;
+  const { next, changed } = applyProfilePatch(current, patch);
   const firstOnboarding = options.onboard && state.user.onboardedAt === null;
   const onboarded = state.user.onboardedAt !== null || options.onboard;
   const plan: UserWritePlan = {
@@ -174,6 +184,7 @@ function planWrite(
     quests: [],
     credits: [],
     historyLimit: options.historyLimit,
+    handle: planHandleMove(state, current.handle, next.handle, options.handles),
   };
   if (!onboarded) {
     return {
@@ -219,6 +230,35 @@ function planWrite(
         quests: sync.quests,
       },
     },
+  };
+}
+
+/**
+ * The handle part of a write (docs/ACCOUNT.md): the cooldown is checked
+ * against the last change read with the state; the claim, the reservation of
+ * the old handle and the history row are written by the write's statement.
+ */
+function planHandleMove(
+  state: UserState,
+  from: string | null,
+  to: string | null,
+  policy: HandlePolicy,
+): HandleMove | undefined {
+  const kind = classifyHandleChange(from, to);
+  if (kind === 'none') return undefined;
+  if (kind === 'change') {
+    const blockedUntil = handleChangeBlockedUntil(
+      state.lastHandleChangeAt,
+      policy.cooldownDays,
+      new Date(),
+    );
+    if (blockedUntil) throw handleCooldownError(blockedUntil);
+  }
+  return {
+    claimKey: kind === 'recase' ? undefined : handleKey(to!),
+    release:
+      kind === 'change' ? { key: handleKey(from!), reserveDays: policy.reserveDays } : undefined,
+    history: { oldHandle: from, newHandle: to!, kind },
   };
 }
 

@@ -27,6 +27,7 @@ const t = initTRPC
           path: shape.data.path,
           errorCode: appError.code,
           issues: appError.issues,
+          retryAt: appError.retryAt?.toISOString(),
         },
       };
     },

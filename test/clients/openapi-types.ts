@@ -125,6 +125,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness: the process is up
+         * @description Answers 200 while the process runs, without touching the database. For liveness probes.
+         */
+        get: operations["healthz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: the database answers
+         * @description Answers 200 when a query reaches the database, 503 when it does not. For readiness probes and load balancers: send traffic only while it answers 200.
+         */
+        get: operations["readyz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -139,6 +179,7 @@ export interface components {
             favoriteTeam: string | null;
             favoritePlayer: string | null;
             rivalTeam: string | null;
+            /** Format: uri */
             profileUrl: string | null;
             /** @description Points balance: the sum of the ledger */
             points: number;
@@ -169,6 +210,7 @@ export interface components {
             favoriteTeam: string | null;
             favoritePlayer: string | null;
             rivalTeam: string | null;
+            /** Format: uri */
             profileUrl: string | null;
             /**
              * Format: date-time
@@ -181,6 +223,7 @@ export interface components {
             userId: string;
             handle: string | null;
             name: string | null;
+            /** Format: uri */
             profileUrl: string | null;
             points: number;
             /** @description 1-based: more points first, then whoever reached that score first, then user id */
@@ -290,6 +333,20 @@ export interface components {
          * @example {
          *       "success": false,
          *       "error": {
+         *         "code": "HANDLE_CHANGE_COOLDOWN",
+         *         "message": "You changed your handle recently: the next change is allowed from 2026-12-23T19:00:00.000Z",
+         *         "issues": [
+         *           {
+         *             "path": "handle",
+         *             "message": "Handle changes are on cooldown"
+         *           }
+         *         ],
+         *         "retryAt": "2026-12-23T19:00:00.000Z"
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
          *         "code": "PAYLOAD_TOO_LARGE",
          *         "message": "The request body is larger than 16 KiB"
          *       }
@@ -328,14 +385,68 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HANDLE_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
+                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HANDLE_TAKEN" | "HANDLE_CHANGE_COOLDOWN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
                 message: string;
                 /** @description Validation problems, one per field */
                 issues?: {
                     path: string;
                     message: string;
                 }[];
+                /**
+                 * Format: date-time
+                 * @description When the same request can succeed (HANDLE_CHANGE_COOLDOWN: when the next handle change is allowed), ISO-8601 UTC
+                 */
+                retryAt?: string;
             };
+        };
+        /** @description Any of the eight profile fields. Omitted: unchanged. null or an empty string: cleared (a handle can be changed, not cleared). Unknown keys are refused. */
+        UpdateUserInput: {
+            /** @description Display name, 1–80 characters. null or "" clears it. */
+            name?: string | null;
+            /** @description Unique handle: 3–30 of A–Z a–z 0–9 _, a leading @ is dropped, unique ignoring case, reserved words refused. Once set it can be changed but not cleared. */
+            handle?: string | null;
+            /** @description Up to 100 characters. null or "" clears it. */
+            location?: string | null;
+            /** @description Up to 50 characters. null or "" clears it. */
+            favoriteSport?: string | null;
+            /** @description Up to 100 characters. null or "" clears it. */
+            favoriteTeam?: string | null;
+            /** @description Up to 100 characters. null or "" clears it. */
+            favoritePlayer?: string | null;
+            /** @description Up to 100 characters; may not be the same team as favoriteTeam (compared ignoring case, compatibility forms and invisible characters). null or "" clears it. */
+            rivalTeam?: string | null;
+            /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
+            profileUrl?: string | null;
+        };
+        /** @description Any profile field except rivalTeam (set that with PATCH /api/user), with the same rules as PATCH /api/user. An empty object onboards without changing the profile. */
+        OnboardProfileInput: {
+            /** @description Display name, 1–80 characters. null or "" clears it. */
+            name?: string | null;
+            /** @description Unique handle: 3–30 of A–Z a–z 0–9 _, a leading @ is dropped, unique ignoring case, reserved words refused. Once set it can be changed but not cleared. */
+            handle?: string | null;
+            /** @description Up to 100 characters. null or "" clears it. */
+            location?: string | null;
+            /** @description Up to 50 characters. null or "" clears it. */
+            favoriteSport?: string | null;
+            /** @description Up to 100 characters. null or "" clears it. */
+            favoriteTeam?: string | null;
+            /** @description Up to 100 characters. null or "" clears it. */
+            favoritePlayer?: string | null;
+            /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
+            profileUrl?: string | null;
+        };
+        Health: {
+            /** @constant */
+            status: "ok";
+        };
+        Readiness: {
+            /** @constant */
+            status: "ready";
+            /**
+             * @description postgres: DATABASE_URL; pglite: the embedded database in DATA_DIR
+             * @enum {unknown}
+             */
+            database: "postgres" | "pglite";
         };
     };
     responses: never;
@@ -421,24 +532,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Display name, 1–80 characters. null or "" clears it. */
-                    name?: string | null;
-                    /** @description Unique handle: 3–30 of A–Z a–z 0–9 _, a leading @ is dropped, unique ignoring case, reserved words refused. Once set it can be changed but not cleared. */
-                    handle?: string | null;
-                    /** @description Up to 100 characters. null or "" clears it. */
-                    location?: string | null;
-                    /** @description Up to 50 characters. null or "" clears it. */
-                    favoriteSport?: string | null;
-                    /** @description Up to 100 characters. null or "" clears it. */
-                    favoriteTeam?: string | null;
-                    /** @description Up to 100 characters. null or "" clears it. */
-                    favoritePlayer?: string | null;
-                    /** @description Up to 100 characters; may not be the same team as favoriteTeam (compared ignoring case, compatibility forms and invisible characters). null or "" clears it. */
-                    rivalTeam?: string | null;
-                    /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
-                    profileUrl?: string | null;
-                };
+                "application/json": components["schemas"]["UpdateUserInput"];
             };
         };
         responses: {
@@ -475,7 +569,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -544,22 +638,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Display name, 1–80 characters. null or "" clears it. */
-                    name?: string | null;
-                    /** @description Unique handle: 3–30 of A–Z a–z 0–9 _, a leading @ is dropped, unique ignoring case, reserved words refused. Once set it can be changed but not cleared. */
-                    handle?: string | null;
-                    /** @description Up to 100 characters. null or "" clears it. */
-                    location?: string | null;
-                    /** @description Up to 50 characters. null or "" clears it. */
-                    favoriteSport?: string | null;
-                    /** @description Up to 100 characters. null or "" clears it. */
-                    favoriteTeam?: string | null;
-                    /** @description Up to 100 characters. null or "" clears it. */
-                    favoritePlayer?: string | null;
-                    /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
-                    profileUrl?: string | null;
-                };
+                "application/json": components["schemas"]["OnboardProfileInput"];
             };
         };
         responses: {
@@ -609,7 +688,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -672,7 +751,9 @@ export interface operations {
     pointsHistory: {
         parameters: {
             query?: {
+                /** @description Entries per page, 1–100 (default 20) */
                 limit?: number;
+                /** @description nextCursor of the previous page, unchanged; omit for the first page */
                 cursor?: string;
             };
             header?: never;
@@ -816,8 +897,11 @@ export interface operations {
     leaderboard: {
         parameters: {
             query?: {
+                /** @description Entries per page, 1–100 (default 20) */
                 limit?: number;
+                /** @description nextCursor of the previous page, unchanged; omit for the first page */
                 cursor?: string;
+                /** @description Only fans whose favoriteTeam is this team (compared ignoring case, compatibility forms and invisible characters, after the same trimming as profile fields); ranks are within the team. */
                 team?: string;
             };
             header?: never;
@@ -895,7 +979,9 @@ export interface operations {
     leaderboardAroundMe: {
         parameters: {
             query?: {
+                /** @description Neighbours to return on each side, 0–25 (default 5) */
                 radius?: number;
+                /** @description Only fans whose favoriteTeam is this team (compared ignoring case, compatibility forms and invisible characters, after the same trimming as profile fields); ranks are within the team. */
                 team?: string;
             };
             header?: never;
@@ -967,6 +1053,57 @@ export interface operations {
                 };
             };
             /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    healthz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    readyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description UNAVAILABLE: the database is not reachable */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */

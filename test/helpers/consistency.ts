@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 
 /**
- * The database invariants every write must keep (DESIGN §5, §7), as one list
+ * The database invariants every write must keep (docs/CONTRACT.md: Points, quests and the leaderboard; Errors), as one list
  * of human-readable violations; `[]` means consistent. Used after fuzzing,
  * faults and multi-instance races.
  */
@@ -47,6 +47,18 @@ export async function consistencyProblems(db: Kysely<Database>): Promise<string[
       'handle owned by more than one user (ignoring case)',
       sql`select min(user_id::text) as user_id from profiles where handle is not null
           group by lower(handle) having count(*) > 1`,
+    ],
+    [
+      'profile handle without its held claim',
+      sql`select p.user_id from profiles p where p.handle is not null and not exists (
+            select 1 from handle_claims c where c.handle_key = lower(p.handle)
+              and c.user_id = p.user_id and c.reserved_until is null)`,
+    ],
+    [
+      'held claim whose holder does not have that handle',
+      sql`select c.user_id from handle_claims c where c.reserved_until is null and not exists (
+            select 1 from profiles p where p.user_id = c.user_id
+              and lower(p.handle) = c.handle_key)`,
     ],
     [
       'the newest ledger entry does not carry the balance',

@@ -139,6 +139,12 @@ export async function seedEntries(
         profileUrl: null,
       })
       .execute();
+    if (entry.handle !== undefined) {
+      await db
+        .insertInto('handleClaims')
+        .values({ handleKey: entry.handle.toLowerCase(), userId: id })
+        .execute();
+    }
     await db
       .insertInto('leaderboardEntries')
       .values({

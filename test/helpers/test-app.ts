@@ -112,7 +112,7 @@ export async function startTestApp(options: {
         body: opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
       });
       const text = await response.text();
-      // Every response must match what openapi.json documents for it (DESIGN §10).
+      // Every response must match what openapi.json documents for it (docs/CONTRACT.md, What callers can rely on).
       assertResponseConforms({
         method,
         url: path,

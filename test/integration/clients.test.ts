@@ -165,10 +165,16 @@ describe('README usage sections', () => {
     const token = await app.token();
     const result = await onboardOverTrpc(app.url, token);
     expect(result).toEqual({ handle: 'alice', points: 150, rank: expect.any(Number) });
-    // Free "alice" for the README's curl commands below.
+    // Free "alice" for the README's curl commands below: give it up, and let
+    // the reservation for its previous owner lapse (HANDLE_RESERVE_DAYS).
     await app
       .trpc(token)
       .updateUser.mutate({ handle: uniqueSubject('a').replaceAll('-', '_').slice(0, 30) });
+    await app.db
+      .updateTable('handleClaims')
+      .set({ reservedUntil: new Date() })
+      .where('handleKey', '=', 'alice')
+      .execute();
   });
 
   it('shows the generated-client example byte for byte, and it runs', async () => {

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { DOCS_CSP } from '../../src/http/docs.js';
+import { REQUEST_EXAMPLES } from '../../src/openapi-examples.js';
 
 import { useTestApp } from '../helpers/test-app.js';
 
@@ -58,7 +59,7 @@ describe('GET /docs — in a browser', () => {
   });
 
   it.skipIf(!hasChromium)(
-    'lists both operations, takes a bearer token and runs onboarding from the page',
+    'takes a bearer token and executes both writes with their prefilled example bodies',
     async () => {
       const userDataDir = await mkdtemp(join(tmpdir(), 'docs-chromium-'));
       const context = await chromium.launchPersistentContext(userDataDir, {
@@ -104,23 +105,38 @@ describe('GET /docs — in a browser', () => {
         await page.locator('.modal-ux .auth-btn-wrapper button.authorize').click();
         await page.locator('.modal-ux .auth-btn-wrapper button.btn-done').click();
 
-        await onboardOperation.locator('.opblock-summary-control').click();
-        await onboardOperation.locator('.try-out__btn').click();
-        await onboardOperation
-          .locator('textarea.body-param__text')
-          .fill(JSON.stringify({ name: 'Docs Reader', favoriteTeam: 'Benfica' }));
-        await onboardOperation.locator('.execute').click();
-
-        const live = onboardOperation.locator('.live-responses-table .response');
-        await expect.poll(() => live.count()).toBe(1);
-        expect(await live.locator('.response-col_status').innerText()).toMatch(/^201/);
-        const shown = JSON.parse(await live.locator('.microlight').first().innerText()) as {
-          success: boolean;
-          data: { user: { name: string; onboardedAt: string | null; points: number } };
+        /** Try it out → Execute with the body Swagger UI prefilled; the live response. */
+        const executePrefilled = async (operation: typeof patchOperation) => {
+          await operation.locator('.opblock-summary-control').click();
+          await operation.locator('.try-out__btn').click();
+          const prefilled = await operation.locator('textarea.body-param__text').inputValue();
+          await operation.locator('.execute').click();
+          const live = operation.locator('.live-responses-table .response');
+          await expect.poll(() => live.count()).toBe(1);
+          return {
+            prefilled: JSON.parse(prefilled) as Record<string, unknown>,
+            status: await live.locator('.response-col_status').innerText(),
+            shown: JSON.parse(await live.locator('.microlight').first().innerText()) as {
+              success: boolean;
+              data: Record<string, any>;
+            },
+          };
         };
-        expect(shown.success).toBe(true);
-        expect(shown.data.user).toMatchObject({ name: 'Docs Reader', points: 125 });
-        expect(shown.data.user.onboardedAt).not.toBeNull();
+
+        // The first request example of each write is what the page prefills.
+        const patch = await executePrefilled(patchOperation);
+        expect(patch.prefilled).toEqual(REQUEST_EXAMPLES.updateUser!.editProfile!.value);
+        expect(patch.status).toMatch(/^200/);
+        expect(patch.shown.success).toBe(true);
+        expect(patch.shown.data).toMatchObject(patch.prefilled);
+
+        const onboard = await executePrefilled(onboardOperation);
+        expect(onboard.prefilled).toEqual(REQUEST_EXAMPLES.onboardProfile!.onboard!.value);
+        expect(onboard.status).toMatch(/^201/);
+        expect(onboard.shown.success).toBe(true);
+        expect(onboard.shown.data.user).toMatchObject({ name: 'Alice Martin', handle: 'alice' });
+        expect(onboard.shown.data.user.onboardedAt).not.toBeNull();
+        expect(onboard.shown.data.questSync.pointsAwarded).toBeGreaterThan(0);
 
         await mkdir(join(SCREENSHOT, '..'), { recursive: true });
         await page.screenshot({ path: SCREENSHOT, fullPage: true });
@@ -131,5 +147,7 @@ describe('GET /docs — in a browser', () => {
         await rm(userDataDir, { recursive: true, force: true });
       }
     },
+    // Chromium start-up and two live requests; slow on a loaded CI machine.
+    120_000,
   );
 });

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consistencyProblems } from '../helpers/consistency.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
@@ -68,11 +69,12 @@ describe.skipIf(skip)(
         const users = await Promise.all(
           Array.from({ length: 8 }, (_, u) => issuer.sign(`race-onboard-${u}-${Date.now()}`)),
         );
+        const stamp = Date.now().toString(36);
         const results = await Promise.all(
           users.flatMap((token, u) =>
             Array.from({ length: 4 }, (_, k) =>
               call(instances[k % 2]!, 'POST', '/api/user/profile', token, {
-                handle: `racer_${u}_${Date.now().toString(36)}`.slice(0, 30),
+                handle: `racer_${u}_${stamp}`.slice(0, 30),
                 favoriteTeam: 'Team',
               }).then((result) => ({ u, ...result })),
             ),
@@ -135,6 +137,54 @@ describe.skipIf(skip)(
             .execute();
           expect(owners).toHaveLength(1);
         }
+        expect(await consistencyProblems(database.db)).toEqual([]);
+      },
+    );
+
+    it(
+      'a reserved handle raced across both instances goes to its owner only; an expired one to exactly one user',
+      { timeout: 120_000 },
+      async () => {
+        const stamp = Date.now().toString(36);
+        const [kept, lapsed] = [`kept_${stamp}`, `lapsed_${stamp}`];
+        const owner = await issuer.sign(`reserve-owner-${stamp}`);
+        const giver = await issuer.sign(`reserve-giver-${stamp}`);
+        for (const [token, handle] of [
+          [owner, kept],
+          [giver, lapsed],
+        ] as const) {
+          expect((await call(instances[0]!, 'PATCH', '/api/user', token, { handle })).status).toBe(
+            200,
+          );
+          const moved = await call(instances[1]!, 'PATCH', '/api/user', token, {
+            handle: `${handle}_new`,
+          });
+          expect(moved.status).toBe(200);
+        }
+        // The owner's cooldown and the other reservation have passed.
+        await sql`update handle_history set changed_at = changed_at - interval '30 days'`.execute(
+          database.db,
+        );
+        await sql`update handle_claims set reserved_until = now() - interval '1 second'
+                  where handle_key = ${lapsed}`.execute(database.db);
+
+        const others = await Promise.all(
+          Array.from({ length: 8 }, (_, k) => issuer.sign(`reserve-other-${k}-${stamp}`)),
+        );
+        const results = await Promise.all([
+          ...others.flatMap((token, k) => [
+            call(instances[k % 2]!, 'PATCH', '/api/user', token, { handle: kept }),
+            call(instances[(k + 1) % 2]!, 'POST', '/api/user/profile', token, { handle: lapsed }),
+          ]),
+          call(instances[1]!, 'PATCH', '/api/user', owner, { handle: kept }),
+        ]);
+        const ownerResult = results.at(-1)!;
+        expect(ownerResult.status).toBe(200);
+        const forKept = results.filter((_, i) => i < others.length * 2 && i % 2 === 0);
+        expect(forKept.map((r) => r.body.error?.code)).toEqual(others.map(() => 'HANDLE_TAKEN'));
+        const forLapsed = results.filter((_, i) => i < others.length * 2 && i % 2 === 1);
+        expect(forLapsed.filter((r) => r.status < 300)).toHaveLength(1);
+        expect(forLapsed.filter((r) => r.status === 409)).toHaveLength(others.length - 1);
         expect(await consistencyProblems(database.db)).toEqual([]);
       },
     );

@@ -96,9 +96,10 @@ describe('PATCH /api/user — happy', () => {
     const recased = await patch(token, { handle: `${base.toUpperCase()}_B` });
     expect(recased.status).toBe(200);
     expect(recased.body.data.handle).toBe(`${base.toUpperCase()}_B`);
-    // the old handle is free again
+    // the old handle is reserved for its previous owner (test/integration/handles.test.ts)
     const other = await patch(await app.token(), { handle: `${base}_a` });
-    expect(other.status).toBe(200);
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('HANDLE_TAKEN');
   });
 
   it('accepts application/json with a charset exactly like application/json', async () => {

@@ -11,6 +11,15 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it('takes PUBLIC_URL as an http(s) URL without a trailing slash', () => {
+    expect(loadConfig({}).publicUrl).toBeUndefined();
+    expect(loadConfig({ PUBLIC_URL: 'https://api.fans.example/' }).publicUrl).toBe(
+      'https://api.fans.example',
+    );
+    expect(() => loadConfig({ PUBLIC_URL: 'api.fans.example' })).toThrow(/PUBLIC_URL/);
+    expect(() => loadConfig({ PUBLIC_URL: 'ftp://api.fans.example' })).toThrow(/PUBLIC_URL/);
+  });
+
   it('picks the key source from the variables', () => {
     expect(loadConfig({ AUTH_ISSUER: 'https://idp.example' }).auth.kind).toBe('oidc');
     expect(

@@ -1,0 +1,218 @@
+/**
+ * Named examples for openapi.json: one realistic request per write and one
+ * realistic answer per success response, shaped like what the service sends
+ * (Redocly checks each against its schema; test/integration/openapi-examples.test.ts
+ * sends every request example to the service). Swagger UI prefills "Try it
+ * out" with the first request example, so each one succeeds for a new user.
+ */
+
+/** One named example, as OpenAPI's `examples` map holds it. */
+export interface NamedExample {
+  summary: string;
+  value: unknown;
+}
+
+export type Examples = Record<string, NamedExample>;
+
+const ALICE = '3f6c2a9e-8b1d-4c57-9e2a-7d4b1f0c6a35';
+const BEN = '9a1e7c42-5d3b-4f8a-b6c1-2e0d8f4a7b19';
+const CARA = 'c5d80b3f-1a6e-4b29-8f7d-6e3a9c1b2d40';
+
+const CREATED = '2026-11-20T18:42:07.512Z';
+const ONBOARDED = '2026-11-20T18:44:31.086Z';
+const UPDATED = '2026-11-21T09:15:52.240Z';
+
+const aliceProfile = {
+  name: 'Alice Martin',
+  handle: 'alice',
+  location: 'London',
+  favoriteSport: 'Football',
+  favoriteTeam: 'Arsenal',
+  favoritePlayer: 'Bukayo Saka',
+  rivalTeam: 'Tottenham Hotspur',
+  profileUrl: 'https://alice.example.com/',
+};
+
+const aliceUser = {
+  id: ALICE,
+  ...aliceProfile,
+  points: 275,
+  onboardedAt: ONBOARDED,
+  createdAt: CREATED,
+  updatedAt: UPDATED,
+};
+
+const quest = (
+  id: string,
+  title: string,
+  description: string,
+  points: number,
+  progress: number,
+  target: number,
+  completedAt: string | null,
+) => ({
+  id,
+  title,
+  description,
+  points,
+  progress,
+  target,
+  status: completedAt ? 'completed' : 'in_progress',
+  completedAt,
+});
+
+const questsAfterOnboarding = [
+  quest('welcome', 'Welcome aboard', 'Finish onboarding.', 100, 1, 1, ONBOARDED),
+  quest('claim_handle', 'Claim your handle', 'Pick a unique handle.', 25, 1, 1, ONBOARDED),
+  quest('pick_team', 'Pick your team', 'Set your favorite team.', 25, 1, 1, ONBOARDED),
+  quest(
+    'name_rival',
+    'Name your rival',
+    'Set the rival team you love to beat (PATCH /api/user).',
+    25,
+    0,
+    1,
+    null,
+  ),
+  quest(
+    'complete_profile',
+    'Complete your profile',
+    'Fill in all 8 profile fields.',
+    100,
+    6,
+    8,
+    null,
+  ),
+];
+
+const onboardedProfile = { ...aliceProfile, favoritePlayer: null, rivalTeam: null };
+const ledger = (id: string, delta: number, questId: string, balanceAfter: number) => ({
+  id,
+  delta,
+  reason: 'quest_completed',
+  questId,
+  balanceAfter,
+  createdAt: ONBOARDED,
+});
+const onboardingLedger = [
+  ledger('3', 25, 'pick_team', 150),
+  ledger('2', 25, 'claim_handle', 125),
+  ledger('1', 100, 'welcome', 100),
+];
+
+const onboarding = {
+  user: {
+    id: ALICE,
+    ...onboardedProfile,
+    points: 150,
+    onboardedAt: ONBOARDED,
+    createdAt: CREATED,
+    updatedAt: ONBOARDED,
+  },
+  updatedProfile: { ...onboardedProfile, updatedAt: ONBOARDED },
+  leaderboardEntry: {
+    userId: ALICE,
+    handle: 'alice',
+    name: 'Alice Martin',
+    profileUrl: 'https://alice.example.com/',
+    points: 150,
+    rank: 12,
+  },
+  pointsHistory: { balance: 150, entries: onboardingLedger },
+  questSync: {
+    pointsAwarded: 150,
+    completed: questsAfterOnboarding.slice(0, 3),
+    quests: questsAfterOnboarding,
+  },
+};
+
+const entry = (
+  userId: string,
+  handle: string,
+  name: string,
+  points: number,
+  rank: number,
+  profileUrl: string | null = null,
+) => ({ userId, handle, name, profileUrl, points, rank });
+
+const ok = (name: string, summary: string, data: unknown): Examples => ({
+  [name]: { summary, value: { success: true, data } },
+});
+
+/** Request body examples by operation id: the first one is what Swagger UI prefills. */
+export const REQUEST_EXAMPLES: Record<string, Examples> = {
+  updateUser: {
+    editProfile: {
+      summary: 'Add a favourite player and a rival team',
+      value: { favoritePlayer: 'Bukayo Saka', rivalTeam: 'Tottenham Hotspur' },
+    },
+    clearField: {
+      summary: 'Clear a field (null or an empty string)',
+      value: { location: null },
+    },
+  },
+  onboardProfile: {
+    onboard: {
+      summary: 'Onboard with a handle, a team and a profile page',
+      value: {
+        name: 'Alice Martin',
+        handle: '@alice',
+        location: 'London',
+        favoriteSport: 'Football',
+        favoriteTeam: 'Arsenal',
+        profileUrl: 'https://alice.example.com/',
+      },
+    },
+  },
+};
+
+/** Success response examples by operation id and status. */
+export const RESPONSE_EXAMPLES: Record<string, Record<string, Examples>> = {
+  updateUser: { '200': ok('updated', 'Updated the profile; the full user', aliceUser) },
+  onboardProfile: {
+    '200': ok('alreadyOnboarded', 'Already onboarded: fields applied, nothing awarded twice', {
+      ...onboarding,
+      pointsHistory: { balance: 150, entries: onboardingLedger },
+      questSync: { pointsAwarded: 0, completed: [], quests: questsAfterOnboarding },
+    }),
+    '201': ok(
+      'onboarded',
+      'Onboarded by this call: three quests completed, 150 points',
+      onboarding,
+    ),
+  },
+  me: { '200': ok('user', 'Signed-in user, onboarded', aliceUser) },
+  quests: { '200': ok('quests', 'Quests with progress', { quests: questsAfterOnboarding }) },
+  pointsHistory: {
+    '200': ok('page', 'Ledger page, newest first', {
+      entries: [
+        {
+          id: '4',
+          delta: 25,
+          reason: 'quest_completed',
+          questId: 'name_rival',
+          balanceAfter: 175,
+          createdAt: UPDATED,
+        },
+        ...onboardingLedger.slice(0, 1),
+      ],
+      nextCursor: 'eyJpZCI6IjMifQ',
+    }),
+  },
+  leaderboard: {
+    '200': ok('page', 'Leaderboard page', {
+      entries: [
+        entry(BEN, 'benfromleeds', 'Ben Carter', 2450, 1),
+        entry(CARA, 'cara_fc', 'Cara Duarte', 1900, 2, 'https://cara.example.org/'),
+      ],
+      nextCursor: 'eyJwIjoxOTAwfQ',
+    }),
+  },
+  leaderboardAroundMe: {
+    '200': ok('aroundMe', 'Your rank with one neighbour on each side', {
+      entry: entry(ALICE, 'alice', 'Alice Martin', 275, 12, 'https://alice.example.com/'),
+      above: [entry(CARA, 'cara_fc', 'Cara Duarte', 300, 11, 'https://cara.example.org/')],
+      below: [entry(BEN, 'benfromleeds', 'Ben Carter', 250, 13)],
+    }),
+  },
+};
