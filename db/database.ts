@@ -81,10 +81,9 @@ function createPostgres(databaseUrl: string, options: DatabaseOptions): Database
 }
 
 /**
- * Measured on this 2-core machine (PGlite 0.5.16): creating a new database
- * (initdb, in memory or on disk) takes ~3.5-4.5 s and ~750-820 MB RSS;
- * reopening an existing data dir takes ~0.3-0.5 s and ~300 MB RSS. So the
- * data dir is kept on disk and reused; it also survives a kill -9 (WAL replay).
+ * Creating a new PGlite database costs seconds and most of a gigabyte;
+ * reopening one costs a fraction of that (docs/PERFORMANCE.md). So the data
+ * dir is kept on disk and reused; it also survives a kill -9 (WAL replay).
  *
  * statement_timeout is not applied: PGlite runs PostgreSQL single-threaded in
  * WASM without the timer signal PostgreSQL cancels statements with, so

@@ -10,8 +10,8 @@ class Slot {
  * A statement whose shape never changes, built and compiled through Kysely
  * once and then run with new argument values. Kysely otherwise rebuilds the
  * immutable query tree, runs the CamelCasePlugin over every identifier and
- * compiles it again on every call: ~400 µs for the user-state read on this
- * machine, more than the database spends on it (docs/PERFORMANCE.md).
+ * compiles it again on every call, which costs more CPU than the database
+ * spends running the user-state read (docs/PERFORMANCE.md).
  *
  * `build` must use each argument only as a bound value (never to choose the
  * statement's shape): it is called once, with placeholders. Results still

@@ -3,6 +3,17 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { z } from 'zod';
 import { isDatabaseUnavailable } from '../db/queries/errors.js';
 import { AppError, ERROR_CODES, validationError, type ErrorCode, type Issue } from './app-error.js';
+import type { Logger } from './logger.js';
+
+/*
+ * The one error path: code throws an AppError (or anything else, which
+ * toAppError turns into one); the tRPC middleware in src/trpc/init.ts wraps it
+ * once in a TRPCError whose code comes from ERROR_TABLE and whose cause is that
+ * AppError; every face reads the AppError back from the cause (toAppError) and
+ * answers with errorStatus, errorHeaders and errorBody. Errors tRPC raises
+ * before any procedure runs (unknown path, unparsable body) become AppErrors
+ * here too, once per error.
+ */
 
 /**
  * The one table from contract codes to tRPC codes and HTTP statuses
@@ -29,7 +40,8 @@ const FROM_TRPC: Partial<Record<TRPC_ERROR_CODE_KEY, [ErrorCode, string]>> = {
   NOT_FOUND: ['NOT_FOUND', 'No such operation'],
   METHOD_NOT_SUPPORTED: ['NOT_FOUND', 'No such operation for this HTTP method'],
   UNAUTHORIZED: ['UNAUTHENTICATED', 'A valid bearer token is required'],
-  PAYLOAD_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'The request body is larger than 16 KiB'],
+  // Unreachable in practice: the body guard (src/http/body.ts) refuses a large body first.
+  PAYLOAD_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'The request body is too large'],
   UNSUPPORTED_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'],
   TOO_MANY_REQUESTS: ['RATE_LIMITED', 'Too many requests'],
   SERVICE_UNAVAILABLE: ['UNAVAILABLE', 'The service is unavailable right now'],
@@ -37,20 +49,44 @@ const FROM_TRPC: Partial<Record<TRPC_ERROR_CODE_KEY, [ErrorCode, string]>> = {
 
 const INTERNAL_MESSAGE = 'Internal server error';
 
+/** The AppError each TRPCError raised by tRPC itself stands for, so every reader gets the same one. */
+const fromTRPC = new WeakMap<TRPCError, AppError>();
+
 /** Converts anything thrown anywhere into an AppError with a safe, client-facing message. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof TRPCError) {
     if (error.cause instanceof AppError) return error.cause;
-    const issues = schemaIssues(error.cause);
-    if (error.code === 'BAD_REQUEST' && issues) return validationError(issues);
-    if (isDatabaseUnavailable(error.cause)) return unavailable(error.cause);
-    const known = FROM_TRPC[error.code];
-    if (known) return new AppError(known[0], known[1], { cause: error });
-    return new AppError('INTERNAL', INTERNAL_MESSAGE, { cause: error });
+    let appError = fromTRPC.get(error);
+    if (!appError) {
+      appError = trpcToAppError(error);
+      fromTRPC.set(error, appError);
+    }
+    return appError;
   }
   if (isDatabaseUnavailable(error)) return unavailable(error);
   return new AppError('INTERNAL', INTERNAL_MESSAGE, { cause: error });
+}
+
+function trpcToAppError(error: TRPCError): AppError {
+  const issues = schemaIssues(error.cause);
+  if (error.code === 'BAD_REQUEST' && issues) return validationError(issues);
+  if (isDatabaseUnavailable(error.cause)) return unavailable(error.cause);
+  const known = FROM_TRPC[error.code];
+  if (known) return new AppError(known[0], known[1], { cause: error });
+  return new AppError('INTERNAL', INTERNAL_MESSAGE, { cause: error });
+}
+
+/**
+ * The one place that decides what an error leaves in the log: the client sees
+ * only "Internal server error", so an INTERNAL error is logged with what was
+ * really thrown. Every other code is the client's business and is not logged
+ * (the request line records its status).
+ */
+export function logInternalError(log: Logger, error: AppError): void {
+  if (error.code !== 'INTERNAL') return;
+  const cause = error.cause instanceof TRPCError ? (error.cause.cause ?? error.cause) : error.cause;
+  log.error({ err: cause ?? error }, 'internal error');
 }
 
 function unavailable(cause: unknown): AppError {

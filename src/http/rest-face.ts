@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import {
   createOpenApiExpressMiddleware,
   getPathRegExp,
@@ -7,9 +7,15 @@ import {
   type OpenAPIObject,
   type OpenApiRouter,
 } from 'trpc-to-openapi';
-import { contextFactory, type AppDeps, type Context } from '../trpc/context.js';
+import { contextFactory, successStatus, type AppDeps, type Context } from '../trpc/context.js';
 import { AppError } from '../app-error.js';
-import { errorBody, errorHeaders, errorStatus, toAppError } from '../error-mapping.js';
+import {
+  errorBody,
+  errorHeaders,
+  errorStatus,
+  logInternalError,
+  toAppError,
+} from '../error-mapping.js';
 import { restFastPath } from './rest-fast.js';
 import { sendError } from './send-error.js';
 
@@ -83,12 +89,7 @@ export function restHandler(
     onError: ({ error, req }) => {
       const appError = toAppError(error);
       failures.set(req, appError);
-      if (appError.code === 'INTERNAL') {
-        (req as { log?: AppDeps['logger'] }).log?.error(
-          { err: error.cause ?? error },
-          'internal error',
-        );
-      }
+      logInternalError((req as Request).log, appError);
     },
     responseMeta: ({ ctx, errors }) => {
       const error = errors[0];
@@ -96,13 +97,11 @@ export function restHandler(
         const appError = toAppError(error);
         return { status: errorStatus(appError), headers: errorHeaders(appError) };
       }
-      return { status: (ctx as Context | undefined)?.response.created ? 201 : 200 };
+      return { status: successStatus(ctx as Context | undefined) };
     },
   });
 
-  const fast = restFastPath(deps, router, (appError, cause, req) => {
-    if (appError.code === 'INTERNAL') req.log.error({ err: cause }, 'internal error');
-  });
+  const fast = restFastPath(deps, router, (appError, req) => logInternalError(req.log, appError));
   const paths = documentedPaths(document);
   const adapter: RequestHandler = (req, res, next) => {
     const notAllowed = methodNotAllowed(paths, req.method, req.url);
@@ -110,6 +109,11 @@ export function restHandler(
       sendError(res, notAllowed);
       return;
     }
+    // No supported hook exists for the error body: trpc-to-openapi 3.3 lets
+    // responseMeta set only the status and headers, and writes
+    // `{ ...errorShape, message, code, issues }` itself, from the errorFormatter
+    // that /trpc needs in tRPC's own shape. So the envelope replaces that body
+    // as it is written; `onError` (above) has recorded the AppError for it.
     const end = res.end.bind(res) as (chunk?: unknown) => typeof res;
     res.end = ((chunk?: unknown) => {
       const failure = failures.get(req);

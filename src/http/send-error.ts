@@ -1,6 +1,12 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { AppError } from '../app-error.js';
-import { errorBody, errorHeaders, errorStatus, toAppError } from '../error-mapping.js';
+import {
+  errorBody,
+  errorHeaders,
+  errorStatus,
+  logInternalError,
+  toAppError,
+} from '../error-mapping.js';
 
 /** Writes an AppError as the documented envelope with its status and headers. */
 export function sendError(res: Response, error: AppError): void {
@@ -10,7 +16,7 @@ export function sendError(res: Response, error: AppError): void {
 /** The last Express handler: anything thrown by a middleware leaves as the envelope. */
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   const error = toAppError(err);
-  if (error.code === 'INTERNAL') req.log.error({ err }, 'unhandled error');
+  logInternalError(req.log, error);
   if (res.headersSent) {
     res.destroy();
     return;

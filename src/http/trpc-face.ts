@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import { contextFactory, type AppDeps } from '../trpc/context.js';
-import { errorHeaders, toAppError } from '../error-mapping.js';
+import { errorHeaders, logInternalError, toAppError } from '../error-mapping.js';
 import { BODY_LIMIT_BYTES } from './body.js';
 import { trpcFastPath } from './trpc-fast.js';
 
@@ -12,10 +12,7 @@ import { trpcFastPath } from './trpc-fast.js';
  * and every edge case, goes through tRPC's adapter.
  */
 export function trpcHandler(deps: AppDeps, router: AnyTRPCRouter): RequestHandler {
-  const onError = (error: TRPCError, req: Request) => {
-    if (toAppError(error).code === 'INTERNAL')
-      req.log.error({ err: error.cause ?? error }, 'internal error');
-  };
+  const onError = (error: TRPCError, req: Request) => logInternalError(req.log, toAppError(error));
   const headersFor = (error: TRPCError) => errorHeaders(toAppError(error));
   const adapter = createExpressMiddleware({
     router,

@@ -88,3 +88,11 @@ export function contextFactory(deps: AppDeps) {
       },
     });
 }
+
+/**
+ * The REST status of a successful call: 201 when the operation created
+ * something (it set `ctx.response.created`), else 200.
+ */
+export function successStatus(ctx: Context | undefined): 200 | 201 {
+  return ctx?.response.created ? 201 : 200;
+}

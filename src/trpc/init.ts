@@ -33,12 +33,18 @@ const t = initTRPC
     },
   });
 
-/** Every procedure's errors leave as TRPCErrors whose code matches the contract code. */
+/**
+ * Every procedure's error leaves as a TRPCError whose cause is its AppError
+ * and whose code is that AppError's tRPC code (src/error-mapping.ts: the one
+ * error path).
+ */
 const mapErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (!result.ok) {
     const appError = toAppError(result.error);
-    if (result.error.code !== ERROR_TABLE[appError.code].trpc) throw toTRPCError(appError);
+    const wrapped =
+      result.error.cause === appError && result.error.code === ERROR_TABLE[appError.code].trpc;
+    if (!wrapped) throw toTRPCError(appError);
   }
   return result;
 });
