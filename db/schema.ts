@@ -28,6 +28,8 @@ export interface UsersTable {
   onboardedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   createdAt: Generated<Date>;
   updatedAt: Timestamp;
+  /** Set only on tombstones: the rows that hold a deleted account's pseudonymised ledger. */
+  deletedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 /** The eight profile fields, in the order the contract lists them. */

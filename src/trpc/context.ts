@@ -35,19 +35,13 @@ export interface Context {
   /** Procedure calls this HTTP request makes (a tRPC batch of n: n); rate limits count each. */
   calls: number;
   /**
-   * The caller's identity, resolved once per HTTP request and shared by every
+   * The caller's verified identity, once per HTTP request and shared by every
    * call of a tRPC batch (one object, like `response`): the protected
    * procedure fills `pending` on the first call.
    */
-  authentication: { pending?: Promise<Authenticated> };
+  authentication: { pending?: Promise<Principal> };
   /** Sets response headers (e.g. RateLimit-*) on whichever face serves the request. */
   setHeaders(headers: Record<string, string>): void;
-}
-
-/** Who is calling, once the bearer token is verified and the per-user limit passed. */
-export interface Authenticated {
-  userId: string;
-  principal: Principal;
 }
 
 /** The context from plain values: what tests and server-side callers use. */

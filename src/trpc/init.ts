@@ -1,10 +1,10 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { parseBearer } from '../auth/bearer.js';
-import { principalKey } from '../auth/verifier.js';
+import { principalKey, type Principal } from '../auth/verifier.js';
 import { rateLimitHeaders } from '../rate-limit.js';
-import type { Authenticated, Context } from './context.js';
-import { AppError } from '../app-error.js';
+import type { Context } from './context.js';
+import { AppError, UserGoneError } from '../app-error.js';
 import { ERROR_TABLE, toAppError, toTRPCError } from '../error-mapping.js';
 
 /**
@@ -55,22 +55,40 @@ export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(mapErrors);
 
 /**
- * Verifies the bearer token (or finds it in the token cache), applies the
- * per-user rate limit, and finds the user's id (created on first sight, cached
- * per process). Once per HTTP request: every call of a tRPC batch shares the
- * result (or the refusal), and the limit takes one request per call. The
+ * Verifies the bearer token (or finds it in the token cache) and applies the
+ * per-user rate limit once per HTTP request: every call of a tRPC batch shares
+ * the result (or the refusal), and the limit takes one request per call. Then
+ * finds the user's id (created on first sight, cached per process). The
  * limit is keyed by (iss, sub) and checked before any database work, so a
  * limited caller costs no query. OpenAPI's `protect` only documents this;
  * this enforces it.
  */
 export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   ctx.authentication.pending ??= authenticate(ctx);
-  const { userId, principal } = await ctx.authentication.pending;
-  return next({ ctx: { userId, principal } });
+  const principal = await ctx.authentication.pending;
+  const { db, userIds } = ctx.deps;
+  for (let attempt = 1; ; attempt += 1) {
+    const userId = await userIds.resolve(db, principal);
+    const result = await next({ ctx: { userId, principal } });
+    if (result.ok || !(toAppError(result.error) instanceof UserGoneError)) return result;
+    // The account was deleted (on any instance) after its id was resolved:
+    // whatever the operation did went with it. The identity starts over as a
+    // new user; only deletions racing each other again and again end here.
+    userIds.forget(principal);
+    if (attempt === USER_GONE_ATTEMPTS) {
+      throw new AppError('UNAVAILABLE', 'The account was deleted while this request ran; retry', {
+        retryAfterSeconds: 1,
+      });
+    }
+  }
 });
 
-async function authenticate(ctx: Context): Promise<Authenticated> {
-  const { verifier, db, userRateLimiter, userIds, config } = ctx.deps;
+/** How often an operation runs when its user keeps being deleted under it (DELETE /api/user racing itself). */
+const USER_GONE_ATTEMPTS = 3;
+
+/** The token verified and the per-user limit taken: once per HTTP request. */
+async function authenticate(ctx: Context): Promise<Principal> {
+  const { verifier, userRateLimiter, config } = ctx.deps;
   const principal = await verifier.verify(parseBearer(ctx.authorization));
   if (config.rateLimit.perUser > 0) {
     const limit = userRateLimiter.take(principalKey(principal), ctx.calls);
@@ -81,6 +99,5 @@ async function authenticate(ctx: Context): Promise<Authenticated> {
       });
     }
   }
-  const userId = await userIds.resolve(db, principal);
-  return { userId, principal };
+  return principal;
 }

@@ -159,12 +159,18 @@ describe('examples', () => {
         const body = operation.requestBody?.content['application/json'];
         if (body) {
           bodies += 1;
-          expect(Object.keys(body.examples ?? {}), where).not.toHaveLength(0);
+          expect(
+            Object.keys(body.examples ?? {}),
+            `${where}: add a request example to REQUEST_EXAMPLES (src/openapi-examples.ts)`,
+          ).not.toHaveLength(0);
         }
         for (const [status, response] of Object.entries(operation.responses as Json)) {
           if (Number(status) >= 300) continue;
           const examples = response.content['application/json'].examples ?? {};
-          expect(Object.keys(examples), `${where} ${status}`).not.toHaveLength(0);
+          expect(
+            Object.keys(examples),
+            `${where} ${status}: add a response example to RESPONSE_EXAMPLES (src/openapi-examples.ts)`,
+          ).not.toHaveLength(0);
           for (const example of Object.values(examples) as Json[]) {
             expect(example.summary).toBeTruthy();
           }
