@@ -18,6 +18,7 @@ import { errorHandler, sendError } from './http/send-error.js';
 import { trpcBatchLimit } from './http/trpc-batch.js';
 import { trpcHandler } from './http/trpc-face.js';
 import { AppError } from './app-error.js';
+import type { Live } from './live/service.js';
 import type { Logger } from './logger.js';
 import { buildOpenApiDocument } from './openapi.js';
 
@@ -26,6 +27,8 @@ export interface AppOptions {
   database: DatabaseHandle;
   verifier: AuthVerifier;
   logger: Logger;
+  /** The instance's live streams (createLive); started and stopped by the caller. */
+  live: Live;
 }
 
 /**
@@ -34,7 +37,7 @@ export interface AppOptions {
  * This is the composition root: the only file under src/ that imports
  * routers/; the faces and the OpenAPI builder are handed the router.
  */
-export function createApp({ config, database, verifier, logger }: AppOptions): Express {
+export function createApp({ config, database, verifier, logger, live }: AppOptions): Express {
   const deps: AppDeps = {
     config,
     db: database.db,
@@ -42,6 +45,7 @@ export function createApp({ config, database, verifier, logger }: AppOptions): E
     logger,
     userRateLimiter: createRateLimiter(config.rateLimit.perUser),
     userIds: createUserIdResolver(),
+    live: { hub: live.hub, boards: live.boards },
   };
   const openApiDocument = buildOpenApiDocument(appRouter, { serverUrl: config.publicUrl ?? '/' });
 

@@ -11,6 +11,8 @@ import { createAuthVerifier } from '../../src/auth/key-sources.js';
 import type { AuthVerifier } from '../../src/auth/verifier.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { hardenServer } from '../../src/http/client-error.js';
+import { createLive, type Live } from '../../src/live/service.js';
+import type { WebhookWorkerOptions } from '../../src/live/webhooks.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestDatabase, type TestDatabase } from './test-db.js';
 import { assertResponseConforms } from './openapi-conformance.js';
@@ -37,6 +39,8 @@ export interface TestApp {
   config: Config;
   db: Kysely<Database>;
   issuer: TokenIssuer;
+  /** The app's live streams, outbox retention and webhook worker. */
+  live: Live;
   /** Every JSON log line the app wrote. */
   logs: string[];
   /** A token for `subject` from the test identity provider. */
@@ -63,6 +67,7 @@ export async function startTestApp(options: {
   env?: Record<string, string>;
   /** Wraps the real verifier the app is given (e.g. to count verifications). */
   wrapVerifier?: (verifier: AuthVerifier) => AuthVerifier;
+  webhookOptions?: WebhookWorkerOptions;
 }): Promise<TestApp> {
   const issuer = options.issuer ?? (await startTokenIssuer());
   const config = loadConfig({
@@ -85,7 +90,14 @@ export async function startTestApp(options: {
   const logger = createLogger(config.logLevel, sink);
   const real = await createAuthVerifier(config.auth, { dataDir: config.dataDir, logger });
   const verifier = options.wrapVerifier ? options.wrapVerifier(real) : real;
-  const app = createApp({ config, database: options.database, verifier, logger });
+  const live = createLive({
+    config,
+    database: options.database,
+    logger,
+    webhookOptions: options.webhookOptions,
+  });
+  await live.start();
+  const app = createApp({ config, database: options.database, verifier, logger, live });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -97,6 +109,7 @@ export async function startTestApp(options: {
     config,
     db: options.database.db,
     issuer,
+    live,
     logs,
     token: (subject = uniqueSubject()) => issuer.sign(subject),
     async request(method, path, opts = {}) {
@@ -136,6 +149,7 @@ export async function startTestApp(options: {
       });
     },
     async close() {
+      await live.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       if (!options.issuer) await issuer.stop();
