@@ -218,7 +218,7 @@ async function main(): Promise<void> {
       // rivalTeam completes name_rival: quest_completed, points_awarded, rank_changed.
       user.writeStartedAt = performance.now();
       await updateProfile(
-        { db, config: { handles: { cooldownDays: 0, reserveDays: 0 } } },
+        { db, clock: () => new Date(), config: { handles: { cooldownDays: 0, reserveDays: 0 } } },
         user.id,
         { rivalTeam: 'Rivals' },
       );

@@ -7,6 +7,7 @@ import type { AuthVerifier } from './auth/verifier.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './trpc/context.js';
 import { docsRouter } from './http/docs.js';
+import { headAsGet } from './http/head.js';
 import { ipRateLimit } from './http/ip-rate-limit.js';
 import { jsonBody, trpcBodyGuard } from './http/body.js';
 import { createRateLimiter } from './rate-limit.js';
@@ -14,6 +15,7 @@ import { requestContext } from './http/request-context.js';
 import { restHandler } from './http/rest-face.js';
 import { corsPolicy, securityHeaders } from './http/security.js';
 import { errorHandler, sendError } from './http/send-error.js';
+import { trpcBatchLimit } from './http/trpc-batch.js';
 import { trpcHandler } from './http/trpc-face.js';
 import { AppError } from './app-error.js';
 import type { Live } from './live/service.js';
@@ -25,6 +27,8 @@ export interface AppOptions {
   database: DatabaseHandle;
   verifier: AuthVerifier;
   logger: Logger;
+  /** Defaults to the system clock. */
+  clock?: () => Date;
   /** The instance's live streams (createLive); started and stopped by the caller. */
   live: Live;
 }
@@ -35,7 +39,14 @@ export interface AppOptions {
  * This is the composition root: the only file under src/ that imports
  * routers/; the faces and the OpenAPI builder are handed the router.
  */
-export function createApp({ config, database, verifier, logger, live }: AppOptions): Express {
+export function createApp({
+  config,
+  database,
+  verifier,
+  logger,
+  live,
+  clock = () => new Date(),
+}: AppOptions): Express {
   const deps: AppDeps = {
     config,
     db: database.db,
@@ -43,6 +54,7 @@ export function createApp({ config, database, verifier, logger, live }: AppOptio
     logger,
     userRateLimiter: createRateLimiter(config.rateLimit.perUser),
     userIds: createUserIdResolver(),
+    clock,
     live: { hub: live.hub, boards: live.boards },
   };
   const openApiDocument = buildOpenApiDocument(appRouter, { serverUrl: config.publicUrl ?? '/' });
@@ -74,8 +86,10 @@ export function createApp({ config, database, verifier, logger, live }: AppOptio
   });
   app.use('/docs', docsRouter());
 
+  app.use(headAsGet);
   const ipLimit = ipRateLimit(createRateLimiter(config.rateLimit.perIp), config.rateLimit.perIp);
-  app.use('/trpc', ipLimit, trpcBodyGuard(), trpcHandler(deps, appRouter));
+  // Batch size first: an oversized batch is refused before it is counted, read or verified.
+  app.use('/trpc', trpcBatchLimit(), ipLimit, trpcBodyGuard(), trpcHandler(deps, appRouter));
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.
   app.use(ipLimit, jsonBody(), restHandler(deps, appRouter, openApiDocument));
   app.use(errorHandler);
