@@ -1,5 +1,6 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../schema.js';
+import { teamKey as teamKeyOf } from '../team-key.js';
 import { rankExpression } from './rank.js';
 import { ALL_TIME_BOARD } from './user-write.js';
 
@@ -65,8 +66,8 @@ function compare(
   return sql<SqlBool>`${left} ${sql.raw(op)} ${right}`;
 }
 
-/** The case fold of a team name; the same lower() the team_key column is filled with. */
-const teamKey = (team: string) => sql<string>`lower(${team})`;
+/** A board filter's team key: the same teamKey() the team_key column is filled with. */
+const teamKey = (team: string) => sql<string>`${teamKeyOf(team)}::text`;
 
 export interface RankedEntry {
   userId: string;

@@ -78,7 +78,7 @@ export interface EntryKey {
   points: number;
   /** reached_seq (bigint as text); null = the sequence number this write takes. */
   seq: string | null;
-  /** The stored team key, or `null` for no team; 'new' = lower(the write's favoriteTeam). */
+  /** The stored team key, or `null` for no team; 'new' = teamKey(the write's favoriteTeam). */
   teamKey: string | null | 'new';
 }
 

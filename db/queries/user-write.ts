@@ -56,6 +56,7 @@ import {
 } from '../schema.js';
 import { isDeadlockOrSerialization, isUniqueViolation } from './errors.js';
 import { LIVE_CHANNEL, notificationOf } from './events.js';
+import { teamKey } from '../team-key.js';
 import { countDeltas, rankExpression, SHARDS, type CountDelta } from './rank.js';
 
 /** The board that keeps the balance (db/schema.ts describes board names). */
@@ -181,7 +182,7 @@ export interface UserWritePlan {
   boards: readonly BoardWrite[];
   /**
    * The holder's team after the write. Entries created, and all entries
-   * written when `changed`, get team_key = lower(favoriteTeam); others keep theirs.
+   * written when `changed`, get team_key = teamKey(favoriteTeam) (db/team-key.ts); others keep theirs.
    */
   team: { favoriteTeam: string | null; changed: boolean };
   /** Quest states whose stored progress, target or status change. */
@@ -296,6 +297,7 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
   const profileValues = PROFILE_FIELDS.map((field) => sql`${profile?.[field] ?? null}::text`);
   const profileColumns = sql.raw(PROFILE_COLUMNS.slice(1, 9).join(', '));
   const team = plan.team.favoriteTeam;
+  const newTeamKey = team === null ? null : teamKey(team);
   const boards = plan.boards.map((write) => {
     const keepsPlace = write.before !== undefined && write.before.points === write.points;
     const newTeam = write.before === undefined || plan.team.changed;
@@ -343,7 +345,7 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
       sql`INSERT INTO leaderboard_entries
           (board, user_id, points, reached_seq, reached_at, updated_at, team_key)
         SELECT b.board, g.id, b.points, coalesce(b.seq, s.seq), now(), now(),
-               CASE WHEN b.new_team THEN lower(${team}::text) ELSE b.team_key END
+               CASE WHEN b.new_team THEN ${newTeamKey}::text ELSE b.team_key END
         FROM guard g CROSS JOIN seq s
         CROSS JOIN jsonb_to_recordset(${JSON.stringify(boards)}::jsonb)
           AS b(board text, points integer, seq bigint, new_team boolean, team_key text)
@@ -367,7 +369,7 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
                floor(random() * ${SHARDS})::smallint, k.n
         FROM (
           SELECT d.board,
-                 CASE WHEN d.new_team THEN lower(${team}::text) ELSE d.team_key END AS team_key,
+                 CASE WHEN d.new_team THEN ${newTeamKey}::text ELSE d.team_key END AS team_key,
                  d.level, d.points,
                  CASE WHEN d.level = 0 THEN 0
                       ELSE coalesce(d.seq, s.seq) >> (32 - 8 * d.level) END AS bucket,

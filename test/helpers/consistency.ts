@@ -1,12 +1,16 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { teamKey } from '../../db/team-key.js';
 
 /**
  * The database invariants every write must keep (docs/CONTRACT.md: Points, quests and the leaderboard; Errors), as one list
  * of human-readable violations; `[]` means consistent. Used after fuzzing,
  * faults and multi-instance races.
  */
-export async function consistencyProblems(db: Kysely<Database>): Promise<string[]> {
+export async function consistencyProblems(
+  db: Kysely<Database>,
+  options: { only?: RegExp } = {},
+): Promise<string[]> {
   const checks: Array<[string, ReturnType<typeof sql<{ userId: string }>>]> = [
     [
       'leaderboard balance differs from the ledger sum',
@@ -86,11 +90,6 @@ export async function consistencyProblems(db: Kysely<Database>): Promise<string[
           group by board, reached_seq having count(*) > 1`,
     ],
     [
-      'team key differs from lower(favorite_team) on the all-time board',
-      sql`select l.user_id from leaderboard_entries l join profiles p on p.user_id = l.user_id
-          where l.board = 'all' and l.team_key is distinct from lower(p.favorite_team)`,
-    ],
-    [
       'rank_counts differ from the entries they count',
       sql`with expected as (
             select e.board, t.team_key, l.level, e.points,
@@ -114,8 +113,21 @@ export async function consistencyProblems(db: Kysely<Database>): Promise<string[
   ];
   const problems: string[] = [];
   for (const [label, query] of checks) {
+    if (options.only && !options.only.test(label)) continue;
     const { rows } = await query.execute(db);
     for (const row of rows) problems.push(`${label}: ${JSON.stringify(row)}`);
+  }
+  // The team key is computed in TypeScript (db/team-key.ts), so this check is too.
+  const label = 'team key differs from teamKey(favorite_team) on the all-time board';
+  if (!options.only || options.only.test(label)) {
+    const { rows } = await sql<{ userId: string; key: string | null; team: string | null }>`
+      select l.user_id as "userId", l.team_key as "key", p.favorite_team as "team"
+      from leaderboard_entries l join profiles p on p.user_id = l.user_id
+      where l.board = 'all'`.execute(db);
+    for (const row of rows) {
+      const expected = row.team === null ? null : teamKey(row.team);
+      if (row.key !== expected) problems.push(`${label}: ${JSON.stringify(row)}`);
+    }
   }
   return problems;
 }

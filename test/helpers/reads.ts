@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TRPCClientError } from '@trpc/client';
 import { sql, type Kysely } from 'kysely';
 import { rebuildRankCounts } from '../../db/queries/rank.js';
+import { teamKey } from '../../db/team-key.js';
 import type { Database } from '../../db/schema.js';
 import type { TestApp } from './test-app.js';
 
@@ -114,7 +115,7 @@ const SEED_BASE = '2026-01-01T00:00:00.000000Z';
 /**
  * Onboarded users with all-time leaderboard entries in states the API cannot
  * produce on demand (any points, any order of arrival). Rows are written as
- * the service writes them: team_key = lower(favorite_team), reached_seq from
+ * the service writes them: team_key = teamKey(favorite_team), reached_seq from
  * the sequence, rank_counts rebuilt.
  */
 export async function seedEntries(
@@ -167,7 +168,7 @@ export async function seedEntries(
         reachedSeq: sql<string>`nextval('leaderboard_reached_seq')`,
         reachedAt: sql<Date>`${SEED_BASE}::timestamptz + ${entry.micros ?? 0} * interval '1 microsecond'`,
         updatedAt: new Date(),
-        teamKey: user.team === null ? null : sql<string>`lower(${user.team})`,
+        teamKey: user.team === null ? null : teamKey(user.team),
       })
       .execute();
   }

@@ -151,6 +151,24 @@ describe.each(FACES)(`GET /api/leaderboard over %s on ${testDbKind}`, (face) => 
     ]);
   });
 
+  it('puts fans of one team on one board whatever the width or case they typed (NFKC, case fold)', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const fullwidth = await app.token();
+    const shouting = await app.token();
+    for (const [token, favoriteTeam] of [
+      [fullwidth, `Ａｒｓｅｎａｌ ${suffix}`],
+      [shouting, `ARSENAL ${suffix.toUpperCase()}`],
+    ] as const) {
+      const onboarded = await app.request('POST', '/api/user/profile', {
+        token,
+        body: { favoriteTeam },
+      });
+      expect(onboarded.status).toBe(201);
+    }
+    const result = await read()('leaderboard', viewer, { team: `arsenal ${suffix}` });
+    expect(result.ok && result.data.entries.map((e: any) => e.rank)).toEqual([1, 2]);
+  });
+
   it.each([
     ['not base64url', '%%%'],
     ['base64url of text that is not JSON', Buffer.from('hello').toString('base64url')],
