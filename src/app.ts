@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import type { Redis } from 'ioredis';
 import type { DatabaseHandle } from '../db/database.js';
 import { appRouter } from '../routers/index.js';
 import { withTokenCache } from './auth/token-cache.js';
@@ -24,6 +25,8 @@ export interface AppOptions {
   database: DatabaseHandle;
   verifier: AuthVerifier;
   logger: Logger;
+  /** Where the rate limits count (connectRateLimitStore) when REDIS_URL is set; else in memory. */
+  rateLimitStore?: Redis | undefined;
 }
 
 /**
@@ -32,13 +35,26 @@ export interface AppOptions {
  * This is the composition root: the only file under src/ that imports
  * routers/; the faces and the OpenAPI builder are handed the router.
  */
-export function createApp({ config, database, verifier, logger }: AppOptions): Express {
+export function createApp({
+  config,
+  database,
+  verifier,
+  logger,
+  rateLimitStore,
+}: AppOptions): Express {
+  const limiter = (name: string, perMinute: number) =>
+    createRateLimiter({
+      name,
+      perMinute,
+      redis: rateLimitStore,
+      keyPrefix: config.rateLimit.redisKeyPrefix,
+    });
   const deps: AppDeps = {
     config,
     db: database.db,
     verifier: withTokenCache(verifier, { ttlSeconds: config.authTokenCacheSeconds }),
     logger,
-    userRateLimiter: createRateLimiter(config.rateLimit.perUser),
+    userRateLimiter: limiter('user:', config.rateLimit.perUser),
     userIds: createUserIdResolver(),
   };
   const openApiDocument = buildOpenApiDocument(appRouter, { serverUrl: config.publicUrl ?? '/' });
@@ -70,7 +86,7 @@ export function createApp({ config, database, verifier, logger }: AppOptions): E
   });
   app.use('/docs', docsRouter());
 
-  const ipLimit = ipRateLimit(createRateLimiter(config.rateLimit.perIp), config.rateLimit.perIp);
+  const ipLimit = ipRateLimit(limiter('ip:', config.rateLimit.perIp));
   app.use('/trpc', ipLimit, trpcBodyGuard(), trpcHandler(deps, appRouter));
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.
   app.use(ipLimit, jsonBody(), restHandler(deps, appRouter, openApiDocument));

@@ -6,6 +6,7 @@ import { createAuthVerifier } from './auth/key-sources.js';
 import { ConfigError, loadConfig } from './config.js';
 import { hardenServer } from './http/client-error.js';
 import { createLogger } from './logger.js';
+import { connectRateLimitStore } from './rate-limit.js';
 
 /**
  * The entry point: read config, migrate, listen. SIGTERM/SIGINT stop accepting
@@ -40,7 +41,10 @@ async function main(): Promise<void> {
     );
   }
 
-  const app = createApp({ config, database, verifier, logger });
+  const rateLimitStore = config.rateLimit.redisUrl
+    ? connectRateLimitStore(config.rateLimit.redisUrl, logger)
+    : undefined;
+  const app = createApp({ config, database, verifier, logger, rateLimitStore });
   const server = app.listen(config.port, config.host);
   hardenServer(server, logger);
   const inFlight = trackResponses(server);
@@ -70,6 +74,7 @@ async function main(): Promise<void> {
     forced.unref();
     await drain(server, inFlight);
     await database.close();
+    rateLimitStore?.disconnect();
     logger.info('stopped');
     process.exit(0);
   };

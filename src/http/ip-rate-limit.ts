@@ -3,28 +3,26 @@ import { AppError } from '../app-error.js';
 import { rateLimitHeaders, type RateLimiter } from '../rate-limit.js';
 
 /**
- * Per-IP limit in front of both faces. Sets the RateLimit headers
- * (draft-ietf-httpapi-ratelimit-headers-06) on every limited response and
- * leaves its decision in `res.locals.ipRateLimit`, so the per-user limit can
- * report whichever of the two is tighter.
+ * Per-IP limit in front of both faces (none when the limit is off). Sets the
+ * RateLimit headers (draft-ietf-httpapi-ratelimit-headers-06) on every limited
+ * response and leaves its decision in `res.locals.ipRateLimit`, so the
+ * per-user limit can report whichever of the two is tighter.
  */
-export function ipRateLimit(limiter: RateLimiter, perMinute: number): RequestHandler {
+export function ipRateLimit(limiter: RateLimiter | undefined): RequestHandler {
+  if (!limiter) return (_req, _res, next) => next();
   return (req, res, next) => {
-    if (perMinute === 0) {
+    limiter.take(req.ip ?? req.socket.remoteAddress ?? 'unknown').then((decision) => {
+      res.locals.ipRateLimit = decision;
+      res.set(rateLimitHeaders([decision]));
+      if (!decision.allowed) {
+        next(
+          new AppError('RATE_LIMITED', 'Too many requests from this address; slow down', {
+            retryAfterSeconds: decision.retryAfterSeconds,
+          }),
+        );
+        return;
+      }
       next();
-      return;
-    }
-    const decision = limiter.take(req.ip ?? req.socket.remoteAddress ?? 'unknown');
-    res.locals.ipRateLimit = decision;
-    res.set(rateLimitHeaders([decision]));
-    if (!decision.allowed) {
-      next(
-        new AppError('RATE_LIMITED', 'Too many requests from this address; slow down', {
-          retryAfterSeconds: decision.retryAfterSeconds,
-        }),
-      );
-      return;
-    }
-    next();
+    }, next);
   };
 }

@@ -13,7 +13,8 @@ export interface AppDeps {
   db: Kysely<Database>;
   verifier: AuthVerifier;
   logger: Logger;
-  userRateLimiter: RateLimiter;
+  /** Absent when RATE_LIMIT_PER_USER is 0. */
+  userRateLimiter: RateLimiter | undefined;
   userIds: UserIdResolver;
 }
 

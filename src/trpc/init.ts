@@ -62,10 +62,10 @@ export const publicProcedure = t.procedure.use(mapErrors);
  * documents this; this enforces it.
  */
 export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const { verifier, db, userRateLimiter, userIds, config } = ctx.deps;
+  const { verifier, db, userRateLimiter, userIds } = ctx.deps;
   const principal = await verifier.verify(parseBearer(ctx.authorization));
-  if (config.rateLimit.perUser > 0) {
-    const limit = userRateLimiter.take(principalKey(principal));
+  if (userRateLimiter) {
+    const limit = await userRateLimiter.take(principalKey(principal));
     ctx.setHeaders(rateLimitHeaders([ctx.ipRateLimit, limit]));
     if (!limit.allowed) {
       throw new AppError('RATE_LIMITED', 'Too many requests for this user; slow down', {

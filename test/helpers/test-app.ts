@@ -11,6 +11,7 @@ import { createAuthVerifier } from '../../src/auth/key-sources.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { hardenServer } from '../../src/http/client-error.js';
 import { createLogger } from '../../src/logger.js';
+import { connectRateLimitStore } from '../../src/rate-limit.js';
 import { createTestDatabase, type TestDatabase } from './test-db.js';
 import { assertResponseConforms } from './openapi-conformance.js';
 import { startTokenIssuer, type TokenIssuer } from './token-issuer.js';
@@ -81,7 +82,10 @@ export async function startTestApp(options: {
   });
   const logger = createLogger(config.logLevel, sink);
   const verifier = await createAuthVerifier(config.auth, { dataDir: config.dataDir });
-  const app = createApp({ config, database: options.database, verifier, logger });
+  const rateLimitStore = config.rateLimit.redisUrl
+    ? connectRateLimitStore(config.rateLimit.redisUrl, logger)
+    : undefined;
+  const app = createApp({ config, database: options.database, verifier, logger, rateLimitStore });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -134,6 +138,7 @@ export async function startTestApp(options: {
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      rateLimitStore?.disconnect();
       if (!options.issuer) await issuer.stop();
     },
   };
