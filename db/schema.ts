@@ -12,6 +12,8 @@ export interface Database {
   userQuests: UserQuestsTable;
   handleClaims: HandleClaimsTable;
   handleHistory: HandleHistoryTable;
+  liveEvents: LiveEventsTable;
+  webhookDeliveries: WebhookDeliveriesTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -28,6 +30,8 @@ export interface UsersTable {
   onboardedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   createdAt: Generated<Date>;
   updatedAt: Timestamp;
+  /** Set only on tombstones: the rows that hold a deleted account's pseudonymised ledger. */
+  deletedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 /** The eight profile fields, in the order the contract lists them. */
@@ -94,6 +98,30 @@ export interface UserQuestsTable {
   updatedAt: Timestamp;
 }
 
+/** The transactional outbox (db/migrations/20261123T2030_live_events.ts). */
+export interface LiveEventsTable {
+  /** bigint identity: a string on both drivers. */
+  id: ColumnType<string, never, never>;
+  userId: string;
+  type: string;
+  payload: ColumnType<unknown, string, string>;
+  createdAt: Generated<Date>;
+  webhookAttempts: Generated<number>;
+  /** When the next webhook attempt is due; null once delivered or given up. */
+  webhookNextAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export interface WebhookDeliveriesTable {
+  id: ColumnType<string, never, never>;
+  eventId: string;
+  attempt: number;
+  outcome: 'delivered' | 'failed' | 'gave_up';
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  createdAt: Generated<Date>;
+}
+
 /** Who holds or reserves a handle (see migration 20261123T1945). */
 export interface HandleClaimsTable {
   /** The handle's case-insensitive key (src/domain/handles.ts `handleKey`). */
@@ -131,4 +159,6 @@ export type ProfileUpdate = Updateable<ProfilesTable>;
 export type LedgerRow = Selectable<PointsLedgerTable>;
 export type LeaderboardRow = Selectable<LeaderboardEntriesTable>;
 export type UserQuestRow = Selectable<UserQuestsTable>;
+export type LiveEventRow = Selectable<LiveEventsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type HandleHistoryRow = Selectable<HandleHistoryTable>;

@@ -2,10 +2,12 @@ import type { z } from 'zod';
 import type { RankedEntry } from '../db/queries/leaderboard.js';
 import type { LedgerRow, ProfileFields, ProfileRow, UserRow } from '../db/schema.js';
 import { EMPTY_PROFILE, PROFILE_FIELDS } from '../src/domain/profile.js';
+import type { AccountExport } from '../src/services/account.js';
 import type { AroundMe } from '../src/services/leaderboard.js';
 import type { Page } from '../src/services/page.js';
 import type { QuestProgressView, QuestSyncResult } from '../src/services/profile.js';
 import type {
+  AccountExportSchema,
   LeaderboardAroundMeSchema,
   LeaderboardEntrySchema,
   LeaderboardPageSchema,
@@ -112,4 +114,33 @@ export function toPointsHistoryPage(
   page: Page<LedgerRow>,
 ): z.infer<typeof PointsHistoryPageSchema> {
   return { entries: page.entries.map(toLedgerEntry), nextCursor: page.nextCursor };
+}
+
+export function toAccountExport(account: AccountExport): z.infer<typeof AccountExportSchema> {
+  return {
+    exportedAt: iso(account.exportedAt),
+    identity: { issuer: account.user.issuer, subject: account.user.subject },
+    user: toUser(account.user, account.profile, account.points),
+    handleHistory: account.handleHistory.map((change) => ({
+      oldHandle: change.oldHandle,
+      newHandle: change.newHandle,
+      kind: change.kind,
+      changedAt: iso(change.changedAt),
+    })),
+    handleReservations: account.handleReservations.map((claim) => ({
+      handle: claim.handleKey,
+      reservedUntil: iso(claim.reservedUntil),
+    })),
+    pointsLedger: { balance: account.points, entries: account.ledger.map(toLedgerEntry) },
+    quests: account.quests.map(toQuestProgress),
+    boards: account.leaderboardEntry
+      ? [
+          {
+            period: 'all' as const,
+            points: account.leaderboardEntry.points,
+            rank: account.leaderboardEntry.rank,
+          },
+        ]
+      : [],
+  };
 }

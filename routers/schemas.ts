@@ -250,3 +250,58 @@ export const QuestListSchema = z
       .meta({ description: 'Every active quest with the caller’s progress, in display order' }),
   })
   .meta({ id: 'QuestList' });
+
+// ---------------------------------------------------------------------------
+// The account's whole life: export and deletion (docs/ACCOUNT.md).
+
+export const HandleChangeSchema = z
+  .object({
+    oldHandle: z.string().nullable().meta({ description: 'null when the first handle was set' }),
+    newHandle: z.string(),
+    kind: z.enum(['first', 'change', 'recase']).meta({
+      description:
+        'first: the first handle; change: another handle (starts the cooldown); recase: the ' +
+        'same handle in other letter case',
+    }),
+    changedAt: time,
+  })
+  .meta({ id: 'HandleChange' });
+
+export const BoardStandingSchema = z
+  .object({
+    period: z.enum(['all']).meta({ description: 'The board: all = the all-time board' }),
+    points,
+    rank: z.number().int().min(1),
+  })
+  .meta({ id: 'BoardStanding' });
+
+export const AccountExportSchema = z
+  .object({
+    exportedAt: time,
+    identity: z
+      .object({ issuer: z.string(), subject: z.string() })
+      .meta({ description: 'The identity provider and subject the account is keyed by' }),
+    user: UserSchema,
+    handleHistory: z.array(HandleChangeSchema).meta({ description: 'Every change, oldest first' }),
+    handleReservations: z
+      .array(z.object({ handle: z.string(), reservedUntil: time }))
+      .meta({ description: 'Handles you gave up, reserved for you (lower-cased) until then' }),
+    pointsLedger: z
+      .object({
+        balance: points,
+        entries: z.array(LedgerEntrySchema).meta({ description: 'The whole ledger, oldest first' }),
+      })
+      .meta({ description: 'Every points entry ever recorded for you' }),
+    quests: z.array(QuestProgressSchema),
+    boards: z
+      .array(BoardStandingSchema)
+      .meta({ description: 'Your entry on each board you are on, with its rank now' }),
+  })
+  .meta({ id: 'AccountExport' });
+
+export const AccountDeletionSchema = z
+  .object({
+    deleted: z.literal(true),
+    deletedAt: time,
+  })
+  .meta({ id: 'AccountDeletion' });

@@ -1,7 +1,14 @@
-import { getCurrentUser, getPointsHistory, getQuests } from '../src/services/account.js';
+import {
+  exportAccount,
+  getCurrentUser,
+  getPointsHistory,
+  getQuests,
+} from '../src/services/account.js';
+import { deleteAccount } from '../src/services/deletion.js';
 import { onboard, updateProfile } from '../src/services/profile.js';
 import { protectedProcedure, router } from '../src/trpc/init.js';
 import {
+  toAccountExport,
   toLeaderboardEntry,
   toLedgerEntry,
   toPointsHistoryPage,
@@ -11,6 +18,8 @@ import {
   toUser,
 } from './dto.js';
 import {
+  AccountDeletionSchema,
+  AccountExportSchema,
   OnboardingSchema,
   OnboardProfileInput,
   PointsHistoryInput,
@@ -136,5 +145,50 @@ export const userRouter = router({
     .query(async ({ ctx }) => {
       const quests = await getQuests(ctx.deps.db, ctx.userId);
       return { success: true as const, data: { quests: quests.map(toQuestProgress) } };
+    }),
+
+  exportAccount: protectedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/user/export',
+        summary: 'Everything the service holds about the signed-in user',
+        description:
+          'One JSON document: the identity the account is keyed by, the user and profile, ' +
+          'every handle change, handles reserved for you, the whole points ledger (oldest ' +
+          'first), quest progress and your board entries with their ranks (GDPR articles 15 ' +
+          'and 20).',
+        protect: true,
+      },
+    })
+    .output(success(AccountExportSchema))
+    .query(async ({ ctx }) => {
+      const account = await exportAccount(ctx.deps.db, ctx.userId);
+      return { success: true as const, data: toAccountExport(account) };
+    }),
+
+  deleteAccount: protectedProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/api/user',
+        summary: 'Delete the signed-in user’s account',
+        description:
+          'Erases the account in one transaction: profile, quest progress, board entries and ' +
+          'handle history are deleted; the ledger rows are kept without anything that points ' +
+          'back at you; your handles stay reserved for nobody for HANDLE_RESERVE_DAYS. The same ' +
+          'identity signing in afterwards starts as a new, empty user. Repeating the call does ' +
+          'no harm: it answers the same way.',
+        protect: true,
+      },
+    })
+    .output(success(AccountDeletionSchema))
+    .mutation(async ({ ctx }) => {
+      const { deletedAt } = await deleteAccount(ctx.deps.db, ctx.userId, ctx.deps.config.handles);
+      ctx.deps.userIds.forget(ctx.principal);
+      return {
+        success: true as const,
+        data: { deleted: true as const, deletedAt: deletedAt.toISOString() },
+      };
     }),
 });

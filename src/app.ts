@@ -17,6 +17,7 @@ import { corsPolicy, securityHeaders } from './http/security.js';
 import { errorHandler, sendError } from './http/send-error.js';
 import { trpcHandler } from './http/trpc-face.js';
 import { AppError } from './app-error.js';
+import type { Live } from './live/service.js';
 import type { Logger } from './logger.js';
 import { buildOpenApiDocument } from './openapi.js';
 
@@ -25,6 +26,8 @@ export interface AppOptions {
   database: DatabaseHandle;
   verifier: AuthVerifier;
   logger: Logger;
+  /** The instance's live streams (createLive); started and stopped by the caller. */
+  live: Live;
   /** Where the rate limits count (connectRateLimitStore) when REDIS_URL is set; else in memory. */
   rateLimitStore?: Redis | undefined;
 }
@@ -40,6 +43,7 @@ export function createApp({
   database,
   verifier,
   logger,
+  live,
   rateLimitStore,
 }: AppOptions): Express {
   const limiter = (name: string, perMinute: number) =>
@@ -56,6 +60,7 @@ export function createApp({
     logger,
     userRateLimiter: limiter('user:', config.rateLimit.perUser),
     userIds: createUserIdResolver(),
+    live: { hub: live.hub, boards: live.boards },
   };
   const openApiDocument = buildOpenApiDocument(appRouter, { serverUrl: config.publicUrl ?? '/' });
 

@@ -182,6 +182,39 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, Examples>> = {
     ),
   },
   me: { '200': ok('user', 'Signed-in user, onboarded', aliceUser) },
+  exportAccount: {
+    '200': ok('export', 'Everything held about Alice', {
+      exportedAt: '2026-11-23T20:41:09.377Z',
+      identity: { issuer: 'https://login.fan-app.example/', subject: 'auth0|5f7c1e2d9a' },
+      user: aliceUser,
+      handleHistory: [
+        { oldHandle: null, newHandle: 'ally', kind: 'first', changedAt: CREATED },
+        { oldHandle: 'ally', newHandle: 'alice', kind: 'change', changedAt: ONBOARDED },
+      ],
+      handleReservations: [{ handle: 'ally', reservedUntil: '2026-12-04T18:44:31.086Z' }],
+      pointsLedger: {
+        balance: 275,
+        entries: [
+          ledger('1', 100, 'welcome', 100),
+          ledger('2', 25, 'claim_handle', 125),
+          ledger('3', 25, 'pick_team', 150),
+          { ...ledger('4', 25, 'name_rival', 175), createdAt: UPDATED },
+          { ...ledger('5', 100, 'complete_profile', 275), createdAt: UPDATED },
+        ],
+      },
+      // Every quest done: the ledger above awarded all five.
+      quests: questsAfterOnboarding.map((q) =>
+        q.completedAt ? q : { ...q, progress: q.target, status: 'completed', completedAt: UPDATED },
+      ),
+      boards: [{ period: 'all', points: 275, rank: 12 }],
+    }),
+  },
+  deleteAccount: {
+    '200': ok('deleted', 'The account is erased', {
+      deleted: true,
+      deletedAt: '2026-11-23T20:45:12.904Z',
+    }),
+  },
   quests: { '200': ok('quests', 'Quests with progress', { quests: questsAfterOnboarding }) },
   pointsHistory: {
     '200': ok('page', 'Ledger page, newest first', {

@@ -58,6 +58,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     created: 'Onboarded by this call: quests synced and points awarded',
   },
   me: { tag: 'user', auth: 'bearer', errors: READ_ERRORS },
+  exportAccount: { tag: 'user', auth: 'bearer', errors: READ_ERRORS },
+  deleteAccount: { tag: 'user', auth: 'bearer', errors: READ_ERRORS },
   quests: { tag: 'user', auth: 'bearer', errors: READ_ERRORS },
   pointsHistory: { tag: 'user', auth: 'bearer', errors: QUERY_ERRORS },
   leaderboard: { tag: 'leaderboard', auth: 'bearer', errors: QUERY_ERRORS },

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, NotNull } from 'kysely';
 import type { Database, HandleHistoryRow } from '../schema.js';
 
 // Handles are claimed, reserved and recorded by the write statement
@@ -11,5 +11,20 @@ export function handleHistory(db: Kysely<Database>, userId: string): Promise<Han
     .selectAll()
     .where('userId', '=', userId)
     .orderBy('id', 'asc')
+    .execute();
+}
+
+/** Handles the user gave up that are still reserved for them (or were: expired ones too). */
+export function handleReservations(
+  db: Kysely<Database>,
+  userId: string,
+): Promise<{ handleKey: string; reservedUntil: Date }[]> {
+  return db
+    .selectFrom('handleClaims')
+    .select(['handleKey', 'reservedUntil'])
+    .where('userId', '=', userId)
+    .where('reservedUntil', 'is not', null)
+    .orderBy('handleKey')
+    .$narrowType<{ reservedUntil: NotNull }>()
     .execute();
 }

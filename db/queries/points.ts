@@ -25,3 +25,13 @@ export function recentLedgerEntries(
   if (beforeId !== undefined) query = query.where('id', '<', beforeId);
   return query.orderBy('id', 'desc').limit(limit).execute();
 }
+
+/** Every ledger entry of the user, oldest first (the account export). */
+export function allLedgerEntries(db: Kysely<Database>, userId: string): Promise<LedgerRow[]> {
+  return db
+    .selectFrom('pointsLedger')
+    .selectAll()
+    .where('userId', '=', userId)
+    .orderBy('id', 'asc')
+    .execute();
+}

@@ -47,6 +47,7 @@ import {
   type UserRow,
 } from '../schema.js';
 import { isDeadlockOrSerialization, isUniqueViolation } from './errors.js';
+import { LIVE_CHANNEL, notificationOf } from './events.js';
 
 /** What a write starts from: read in one statement, without a lock. */
 export interface UserState {
@@ -149,6 +150,16 @@ export interface UserWritePlan {
   quests: readonly StoredQuest[];
   /** Ledger credits, in the order their balances were computed. */
   credits: readonly LedgerCredit[];
+  /**
+   * Outbox events (docs/LIVE.md), in order, inserted and announced (NOTIFY,
+   * delivered on commit) by this same statement. A `quest_completed`
+   * payload's `quest.completedAt` is set to the statement's clock. With
+   * `announceRanks`, the user's rank moves on the whole board and on their
+   * team's board follow as `rank_changed` events, computed in the statement
+   * from the snapshot it writes over.
+   */
+  events?: readonly { type: string; payload: unknown }[];
+  announceRanks?: boolean;
   /** Also return the newest ledger entries (after the write), up to this many. */
   historyLimit: number;
   /** The handle's claims and history when the write changes the handle, else undefined. */
@@ -342,6 +353,72 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
         WHERE ${handle !== undefined}
         RETURNING id`,
     ],
+    ...liveEvents(plan),
+  ];
+}
+
+/** The rank key of entry `e` as one row value: the order of leaderboard_entries_rank_idx. */
+const rankKey = (e: string) => sql.raw(`(-${e}.points, ${e}.reached_at, ${e}.user_id)`);
+
+/**
+ * The outbox effects: the user's rank moves, the events, their NOTIFY. Ranks
+ * are counted over the snapshot the statement reads, i.e. everyone else as
+ * they were and this user at the new balance with reached_at = now(); the
+ * previous rank is the user's entry as it was (null when they had none, or
+ * were on another team's board).
+ */
+function liveEvents(plan: UserWritePlan): Array<[name: string, statement: RawBuilder<unknown>]> {
+  const points = plan.entry?.points ?? 0;
+  const team = plan.entry?.favoriteTeam ?? null;
+  const events = plan.events ?? [];
+  const teamKey = sql`lower(${team}::text)`;
+  const newKey = sql`(-${points}::integer, now(), g.id)`;
+  const dateText = sql`to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  return [
+    [
+      'rank_moves',
+      sql`SELECT m.ord, m.board, m.team, m.rank, m.previous_rank
+        FROM guard g CROSS JOIN LATERAL (
+          SELECT 0 AS ord, 'global' AS board, NULL::text AS team,
+            1 + (SELECT count(*) FROM leaderboard_entries a
+                 WHERE a.user_id <> g.id AND ${rankKey('a')} < ${newKey}) AS rank,
+            (SELECT 1 + (SELECT count(*) FROM leaderboard_entries a
+                         WHERE ${rankKey('a')} < ${rankKey('me')})
+             FROM leaderboard_entries me WHERE me.user_id = g.id) AS previous_rank
+          UNION ALL
+          SELECT 1, 'team', ${team}::text,
+            1 + (SELECT count(*) FROM leaderboard_entries a
+                 WHERE a.team_key = ${teamKey} AND a.user_id <> g.id AND ${rankKey('a')} < ${newKey}),
+            (SELECT 1 + (SELECT count(*) FROM leaderboard_entries a
+                         WHERE a.team_key = me.team_key AND ${rankKey('a')} < ${rankKey('me')})
+             FROM leaderboard_entries me WHERE me.user_id = g.id AND me.team_key = ${teamKey})
+          WHERE ${team}::text IS NOT NULL
+        ) m
+        WHERE ${plan.announceRanks === true && plan.entry !== undefined}
+          AND m.rank IS DISTINCT FROM m.previous_rank`,
+    ],
+    [
+      'events',
+      sql`INSERT INTO live_events (user_id, type, payload)
+        SELECT g.id, e.type,
+          CASE WHEN e.type = 'quest_completed'
+               THEN jsonb_set(e.payload, '{quest,completedAt}', to_jsonb(${dateText}))
+               ELSE e.payload END
+        FROM guard g CROSS JOIN (
+          SELECT p.ord, p.type, p.payload
+          FROM jsonb_to_recordset(${JSON.stringify(
+            events.map((event, ord) => ({ ord, type: event.type, payload: event.payload })),
+          )}::jsonb) AS p(ord integer, type text, payload jsonb)
+          UNION ALL
+          SELECT ${events.length}::integer + r.ord, 'rank_changed',
+            jsonb_build_object('board', r.board, 'team', r.team, 'rank', r.rank,
+                               'previousRank', r.previous_rank)
+          FROM rank_moves r
+        ) e
+        ORDER BY e.ord
+        RETURNING id, user_id, type, payload, created_at`,
+    ],
+    ['notified', notificationOf('events')],
   ];
 }
 
@@ -351,6 +428,7 @@ interface WriteRow extends UserRow {
   newLedger: LedgerJson[];
   olderLedger: LedgerJson[];
   entryPoints: number | null;
+  notified: unknown;
 }
 
 /**
@@ -383,7 +461,8 @@ export async function applyUserWrite(
          SELECT * FROM points_ledger
          WHERE user_id = g.id ORDER BY id DESC LIMIT ${plan.historyLimit}::integer) l)
         AS older_ledger,
-      (SELECT points FROM entry) AS entry_points
+      (SELECT points FROM entry) AS entry_points,
+      (SELECT count(*) FROM notified) AS notified
     FROM guard g`;
 
   let row: WriteRow | undefined;
@@ -403,7 +482,7 @@ export async function applyUserWrite(
     throw error;
   }
   if (!row) return { ok: false, conflict: 'stale' };
-  const { writtenAt, writtenProfile, newLedger, olderLedger, entryPoints, ...user } = row;
+  const { writtenAt, writtenProfile, newLedger, olderLedger, entryPoints, notified, ...user } = row;
   if (plan.entry && entryPoints !== plan.entry.points) {
     // Cannot happen while the guard holds; refuse to report a write that disagrees.
     throw new Error(

@@ -7,15 +7,19 @@ import { principalKey, type Principal } from './verifier.js';
 /** Most (issuer, subject) → user id pairs kept per process. */
 export const USER_ID_CACHE_MAX_ENTRIES = 10_000;
 /**
- * How long a pair is reused. A user's id never changes and the service never
- * deletes users; the expiry only bounds how long an operator's manual delete
- * goes unnoticed by a running process (its requests answer 404 meanwhile).
+ * How long a pair is reused. A user's id never changes while the account
+ * lives. When it is deleted (DELETE /api/user, on any instance), a cached id
+ * names no user: the operation fails with UserGoneError and
+ * protectedProcedure forgets the pair and resolves the identity again, so a
+ * stale entry never outlives the first request that meets it.
  */
 export const USER_ID_CACHE_TTL_MS = 10 * 60_000;
 
 export interface UserIdResolver {
   /** The user id for a verified principal; the user row is created on first sight. */
   resolve(db: Kysely<Database>, principal: Principal): Promise<string>;
+  /** Drops the cached id of a principal (its account was deleted). */
+  forget(principal: Principal): void;
 }
 
 /**
@@ -41,6 +45,9 @@ export function createUserIdResolver(
       const user = await ensureUser(db, principal.issuer, principal.subject);
       cache.set(key, user.id);
       return user.id;
+    },
+    forget(principal) {
+      cache.delete(principalKey(principal));
     },
   };
 }

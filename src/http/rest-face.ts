@@ -49,22 +49,27 @@ export function documentedPaths(document: Pick<OpenAPIObject, 'paths'>): PathMet
 /**
  * METHOD_NOT_ALLOWED (405, with `Allow`) for a method a documented path does
  * not answer; undefined for a documented method or an unknown path (the
- * adapter answers those). HEAD is left to the adapter, as before.
+ * adapter answers those). HEAD is allowed wherever GET is, as HTTP has it.
  */
 export function methodNotAllowed(
   paths: readonly PathMethods[],
   method: string,
   url: string,
 ): AppError | undefined {
-  if (method === 'HEAD') return undefined;
   const path = normalizePath(new URL(url, 'http://localhost').pathname);
   const known = paths.filter((entry) => entry.pattern.test(path));
-  if (known.length === 0 || known.some((entry) => entry.methods.includes(method))) return undefined;
-  const allow = [...new Set(known.flatMap((entry) => entry.methods))].sort();
+  const documented = new Set(known.flatMap((entry) => entry.methods));
+  if (documented.has('GET')) documented.add('HEAD');
+  if (known.length === 0 || documented.has(method)) return undefined;
+  const allow = [...documented].sort();
+  const choices =
+    allow.length > 1 ? `${allow.slice(0, -1).join(', ')} or ${allow.at(-1)}` : allow.join('');
   return new AppError(
     'METHOD_NOT_ALLOWED',
-    `${method} is not supported on ${path}: use ${allow.join(' or ')}`,
-    { allow },
+    `${method} is not supported on ${path}: use ${choices}`,
+    {
+      allow,
+    },
   );
 }
 

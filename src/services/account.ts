@@ -1,12 +1,20 @@
 import type { Kysely } from 'kysely';
-import { findBalance, recentLedgerEntries } from '../../db/queries/points.js';
+import { handleHistory, handleReservations } from '../../db/queries/handles.js';
+import { findRankedEntry, type RankedEntry } from '../../db/queries/leaderboard.js';
+import { allLedgerEntries, findBalance, recentLedgerEntries } from '../../db/queries/points.js';
 import { findUserQuests } from '../../db/queries/quests.js';
 import { findProfile, findUser } from '../../db/queries/users.js';
-import type { Database, LedgerRow, ProfileRow, UserRow } from '../../db/schema.js';
+import type {
+  Database,
+  HandleHistoryRow,
+  LedgerRow,
+  ProfileRow,
+  UserRow,
+} from '../../db/schema.js';
 import { encodeLedgerCursor } from '../domain/cursor.js';
 import { EMPTY_PROFILE } from '../domain/profile.js';
 import { questProgress } from '../domain/quests.js';
-import { AppError } from '../app-error.js';
+import { UserGoneError } from '../app-error.js';
 import { toPage, type Page } from './page.js';
 import { readSnapshot } from './snapshot.js';
 import type { QuestProgressView } from './profile.js';
@@ -21,7 +29,7 @@ export interface CurrentUser {
 
 async function requireUser(db: Kysely<Database>, userId: string): Promise<UserRow> {
   const user = await findUser(db, userId);
-  if (!user) throw new AppError('NOT_FOUND', 'The user does not exist');
+  if (!user) throw new UserGoneError();
   return user;
 }
 
@@ -59,5 +67,47 @@ export function getQuests(db: Kysely<Database>, userId: string): Promise<QuestPr
       stored,
       new Date(),
     );
+  });
+}
+
+export interface AccountExport {
+  exportedAt: Date;
+  user: UserRow;
+  profile: ProfileRow | undefined;
+  points: number;
+  handleHistory: HandleHistoryRow[];
+  handleReservations: { handleKey: string; reservedUntil: Date }[];
+  ledger: LedgerRow[];
+  quests: QuestProgressView[];
+  /** The caller's entry on the all-time board with its rank; undefined before onboarding. */
+  leaderboardEntry: RankedEntry | undefined;
+}
+
+/**
+ * GET /api/user/export: everything the service holds about the caller, from
+ * one snapshot (docs/ACCOUNT.md lists what and why).
+ */
+export function exportAccount(db: Kysely<Database>, userId: string): Promise<AccountExport> {
+  return readSnapshot(db, async (trx) => {
+    const user = await requireUser(trx, userId);
+    const profile = await findProfile(trx, userId);
+    const points = await findBalance(trx, userId);
+    const stored = user.onboardedAt ? await findUserQuests(trx, userId) : new Map();
+    const exportedAt = new Date();
+    return {
+      exportedAt,
+      user,
+      profile,
+      points,
+      handleHistory: await handleHistory(trx, userId),
+      handleReservations: await handleReservations(trx, userId),
+      ledger: await allLedgerEntries(trx, userId),
+      quests: questProgress(
+        { profile: profile ?? EMPTY_PROFILE, onboarded: user.onboardedAt !== null },
+        stored,
+        exportedAt,
+      ),
+      leaderboardEntry: await findRankedEntry(trx, userId),
+    };
   });
 }

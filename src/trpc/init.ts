@@ -4,8 +4,11 @@ import { parseBearer } from '../auth/bearer.js';
 import { principalKey } from '../auth/verifier.js';
 import { rateLimitHeaders } from '../rate-limit.js';
 import type { Context } from './context.js';
-import { AppError } from '../app-error.js';
+import { AppError, UserGoneError } from '../app-error.js';
 import { ERROR_TABLE, toAppError, toTRPCError } from '../error-mapping.js';
+
+/** How often an open live stream sends a heartbeat (an SSE `ping` event). */
+export const SSE_PING_MS = 15_000;
 
 /**
  * The one tRPC instance. Errors reach clients as the standard tRPC shape with
@@ -16,6 +19,12 @@ const t = initTRPC
   .context<Context>()
   .meta<OpenApiMeta>()
   .create({
+    // Live subscriptions (Server-Sent Events): a ping every 15 s keeps idle
+    // streams open through proxies; a client that hears nothing for 40 s reconnects.
+    sse: {
+      ping: { enabled: true, intervalMs: SSE_PING_MS },
+      client: { reconnectAfterInactivityMs: 40_000 },
+    },
     errorFormatter({ shape, error }) {
       const appError = toAppError(error);
       return {
@@ -73,6 +82,21 @@ export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
       });
     }
   }
-  const userId = await userIds.resolve(db, principal);
-  return next({ ctx: { userId, principal } });
+  for (let attempt = 1; ; attempt += 1) {
+    const userId = await userIds.resolve(db, principal);
+    const result = await next({ ctx: { userId, principal } });
+    if (result.ok || !(toAppError(result.error) instanceof UserGoneError)) return result;
+    // The account was deleted (on any instance) after its id was resolved:
+    // whatever the operation did went with it. The identity starts over as a
+    // new user; only deletions racing each other again and again end here.
+    userIds.forget(principal);
+    if (attempt === USER_GONE_ATTEMPTS) {
+      throw new AppError('UNAVAILABLE', 'The account was deleted while this request ran; retry', {
+        retryAfterSeconds: 1,
+      });
+    }
+  }
 });
+
+/** How often an operation runs when its user keeps being deleted under it (DELETE /api/user racing itself). */
+const USER_GONE_ATTEMPTS = 3;

@@ -15,7 +15,11 @@ export interface paths {
         get: operations["me"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete the signed-in user’s account
+         * @description Erases the account in one transaction: profile, quest progress, board entries and handle history are deleted; the ledger rows are kept without anything that points back at you; your handles stay reserved for nobody for HANDLE_RESERVE_DAYS. The same identity signing in afterwards starts as a new, empty user. Repeating the call does no harm: it answers the same way.
+         */
+        delete: operations["deleteAccount"];
         options?: never;
         head?: never;
         /**
@@ -77,6 +81,26 @@ export interface paths {
          * @description Before onboarding, progress is computed from the profile and no quest is completed yet: onboarding completes and awards them.
          */
         get: operations["quests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything the service holds about the signed-in user
+         * @description One JSON document: the identity the account is keyed by, the user and profile, every handle change, handles reserved for you, the whole points ledger (oldest first), quest progress and your board entries with their ranks (GDPR articles 15 and 20).
+         */
+        get: operations["exportAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -195,6 +219,15 @@ export interface components {
              */
             updatedAt: string;
         };
+        AccountDeletion: {
+            /** @constant */
+            deleted: true;
+            /**
+             * Format: date-time
+             * @description ISO-8601 timestamp in UTC
+             */
+            deletedAt: string;
+        };
         Onboarding: {
             user: components["schemas"]["User"];
             updatedProfile: components["schemas"]["UpdatedProfile"];
@@ -274,6 +307,63 @@ export interface components {
         QuestList: {
             /** @description Every active quest with the caller’s progress, in display order */
             quests: components["schemas"]["QuestProgress"][];
+        };
+        AccountExport: {
+            /**
+             * Format: date-time
+             * @description ISO-8601 timestamp in UTC
+             */
+            exportedAt: string;
+            /** @description The identity provider and subject the account is keyed by */
+            identity: {
+                issuer: string;
+                subject: string;
+            };
+            user: components["schemas"]["User"];
+            /** @description Every change, oldest first */
+            handleHistory: components["schemas"]["HandleChange"][];
+            /** @description Handles you gave up, reserved for you (lower-cased) until then */
+            handleReservations: {
+                handle: string;
+                /**
+                 * Format: date-time
+                 * @description ISO-8601 timestamp in UTC
+                 */
+                reservedUntil: string;
+            }[];
+            /** @description Every points entry ever recorded for you */
+            pointsLedger: {
+                balance: number;
+                /** @description The whole ledger, oldest first */
+                entries: components["schemas"]["LedgerEntry"][];
+            };
+            quests: components["schemas"]["QuestProgress"][];
+            /** @description Your entry on each board you are on, with its rank now */
+            boards: components["schemas"]["BoardStanding"][];
+        };
+        HandleChange: {
+            /** @description null when the first handle was set */
+            oldHandle: string | null;
+            newHandle: string;
+            /**
+             * @description first: the first handle; change: another handle (starts the cooldown); recase: the same handle in other letter case
+             * @enum {string}
+             */
+            kind: "first" | "change" | "recase";
+            /**
+             * Format: date-time
+             * @description ISO-8601 timestamp in UTC
+             */
+            changedAt: string;
+        };
+        BoardStanding: {
+            /**
+             * @description The board: all = the all-time board
+             * @enum {string}
+             */
+            period: "all";
+            points: number;
+            rank: number;
         };
         LeaderboardPage: {
             /** @description In rank order */
@@ -476,6 +566,72 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: components["schemas"]["User"];
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["AccountDeletion"];
                     };
                 };
             };
@@ -847,6 +1003,72 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: components["schemas"]["QuestList"];
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    exportAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["AccountExport"];
                     };
                 };
             };

@@ -28,7 +28,8 @@ export async function consistencyProblems(db: Kysely<Database>): Promise<string[
     ],
     [
       'user not onboarded but has ledger entries or quest rows',
-      sql`select u.id as user_id from users u where u.onboarded_at is null and (
+      sql`select u.id as user_id from users u
+          where u.onboarded_at is null and u.deleted_at is null and (
             exists (select 1 from points_ledger p where p.user_id = u.id)
             or exists (select 1 from user_quests q where q.user_id = u.id))`,
     ],
@@ -47,6 +48,17 @@ export async function consistencyProblems(db: Kysely<Database>): Promise<string[
       'handle owned by more than one user (ignoring case)',
       sql`select min(user_id::text) as user_id from profiles where handle is not null
           group by lower(handle) having count(*) > 1`,
+    ],
+    [
+      'a deleted account (tombstone) holds more than ledger rows',
+      sql`select u.id as user_id from users u where u.deleted_at is not null and (
+            u.onboarded_at is not null
+            or exists (select 1 from profiles p where p.user_id = u.id)
+            or exists (select 1 from user_quests q where q.user_id = u.id)
+            or exists (select 1 from leaderboard_entries l where l.user_id = u.id)
+            or exists (select 1 from handle_claims c where c.user_id = u.id)
+            or exists (select 1 from handle_history h where h.user_id = u.id)
+            or not exists (select 1 from points_ledger p where p.user_id = u.id))`,
     ],
     [
       'profile handle without its held claim',

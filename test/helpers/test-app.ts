@@ -10,6 +10,8 @@ import { createApp } from '../../src/app.js';
 import { createAuthVerifier } from '../../src/auth/key-sources.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { hardenServer } from '../../src/http/client-error.js';
+import { createLive, type Live } from '../../src/live/service.js';
+import type { WebhookWorkerOptions } from '../../src/live/webhooks.js';
 import { createLogger } from '../../src/logger.js';
 import { connectRateLimitStore } from '../../src/rate-limit.js';
 import { createTestDatabase, type TestDatabase } from './test-db.js';
@@ -37,6 +39,8 @@ export interface TestApp {
   config: Config;
   db: Kysely<Database>;
   issuer: TokenIssuer;
+  /** The app's live streams, outbox retention and webhook worker. */
+  live: Live;
   /** Every JSON log line the app wrote. */
   logs: string[];
   /** A token for `subject` from the test identity provider. */
@@ -61,6 +65,7 @@ export async function startTestApp(options: {
   database: TestDatabase;
   issuer?: TokenIssuer;
   env?: Record<string, string>;
+  webhookOptions?: WebhookWorkerOptions;
 }): Promise<TestApp> {
   const issuer = options.issuer ?? (await startTokenIssuer());
   const config = loadConfig({
@@ -82,10 +87,24 @@ export async function startTestApp(options: {
   });
   const logger = createLogger(config.logLevel, sink);
   const verifier = await createAuthVerifier(config.auth, { dataDir: config.dataDir });
+  const live = createLive({
+    config,
+    database: options.database,
+    logger,
+    webhookOptions: options.webhookOptions,
+  });
+  await live.start();
   const rateLimitStore = config.rateLimit.redisUrl
     ? connectRateLimitStore(config.rateLimit.redisUrl, logger)
     : undefined;
-  const app = createApp({ config, database: options.database, verifier, logger, rateLimitStore });
+  const app = createApp({
+    config,
+    database: options.database,
+    verifier,
+    logger,
+    live,
+    rateLimitStore,
+  });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -97,6 +116,7 @@ export async function startTestApp(options: {
     config,
     db: options.database.db,
     issuer,
+    live,
     logs,
     token: (subject = uniqueSubject()) => issuer.sign(subject),
     async request(method, path, opts = {}) {
@@ -136,6 +156,7 @@ export async function startTestApp(options: {
       });
     },
     async close() {
+      await live.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       rateLimitStore?.disconnect();

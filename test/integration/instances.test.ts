@@ -188,5 +188,27 @@ describe.skipIf(skip)(
         expect(await consistencyProblems(database.db)).toEqual([]);
       },
     );
+
+    it(
+      'an account deleted on one instance starts afresh on the other, whose cache still held its id',
+      { timeout: 120_000 },
+      async () => {
+        const token = await issuer.sign(`delete-across-${Date.now()}`);
+        const [a, b] = instances as [ServerProcess, ServerProcess];
+        const onboarded = await call(a, 'POST', '/api/user/profile', token, { name: 'Twice' });
+        const oldId: string = onboarded.body.data.user.id;
+        // Both instances now cache (issuer, subject) → oldId.
+        expect((await call(b, 'PATCH', '/api/user', token, { location: 'B' })).status).toBe(200);
+        const deleted = await call(a, 'DELETE', '/api/user', token, undefined);
+        expect(deleted).toMatchObject({ status: 200, body: { data: { deleted: true } } });
+        const onB = await call(b, 'GET', '/api/user', token, undefined);
+        expect(onB.status).toBe(200);
+        expect(onB.body.data.id).not.toBe(oldId);
+        expect(onB.body.data).toMatchObject({ location: null, points: 0 });
+        const onA = await call(a, 'GET', '/api/user', token, undefined);
+        expect(onA.body.data.id).toBe(onB.body.data.id);
+        expect(await consistencyProblems(database.db)).toEqual([]);
+      },
+    );
   },
 );

@@ -22,14 +22,24 @@ describe('methodNotAllowed', () => {
     const error = methodNotAllowed(paths, 'PATCH', '/api/things/42?x=1');
     expect(error).toMatchObject({
       code: 'METHOD_NOT_ALLOWED',
-      allow: ['DELETE', 'GET'],
-      message: 'PATCH is not supported on /api/things/42: use DELETE or GET',
+      allow: ['DELETE', 'GET', 'HEAD'],
+      message: 'PATCH is not supported on /api/things/42: use DELETE, GET or HEAD',
     });
-    expect(methodNotAllowed(paths, 'POST', '/api/things/')?.allow).toEqual(['GET']);
-    expect(methodNotAllowed(paths, 'POST', '/healthz')?.allow).toEqual(['GET']);
+    expect(methodNotAllowed(paths, 'POST', '/api/things/')?.allow).toEqual(['GET', 'HEAD']);
+    expect(methodNotAllowed(paths, 'POST', '/healthz')?.message).toBe(
+      'POST is not supported on /healthz: use GET or HEAD',
+    );
   });
 
-  it('lets documented methods, unknown paths and HEAD through', () => {
+  it('refuses HEAD where there is no GET', () => {
+    const post = documentedPaths({ paths: { '/api/user/profile': { post: {} } } });
+    expect(methodNotAllowed(post, 'HEAD', '/api/user/profile')).toMatchObject({
+      allow: ['POST'],
+      message: 'HEAD is not supported on /api/user/profile: use POST',
+    });
+  });
+
+  it('lets documented methods, unknown paths and HEAD where GET is through', () => {
     expect(methodNotAllowed(paths, 'DELETE', '/api/things/42')).toBeUndefined();
     expect(methodNotAllowed(paths, 'GET', '/api/things')).toBeUndefined();
     expect(methodNotAllowed(paths, 'PUT', '/api/things/42/parts')).toBeUndefined();

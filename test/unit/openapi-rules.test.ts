@@ -5,7 +5,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { appRouter } from '../../routers/index.js';
 import { OPENAPI_PATH } from '../../scripts/openapi.js';
-import { FIELD_LENGTHS, profileFieldSchemas, type ProfileField } from '../../src/domain/profile.js';
+import {
+  FIELD_LENGTHS,
+  profileFieldSchemas,
+  teamFilterSchema,
+  type ProfileField,
+} from '../../src/domain/profile.js';
 import { buildOpenApiDocument, LOCAL_SERVER_URL } from '../../src/openapi.js';
 
 type Json = Record<string, any>;
@@ -77,6 +82,25 @@ describe('field rules in openapi.json', () => {
     },
   );
 
+  it('the team parameter accepts every team filter the service accepts', () => {
+    const team = (document.paths as Json)['/api/leaderboard'].get.parameters.find(
+      (parameter: Json) => parameter.name === 'team',
+    );
+    const rule = ajv.compile(team.schema);
+    let accepted = 0;
+    fc.assert(
+      fc.property(padded(text(FIELD_LENGTHS.favoriteTeam.max)), (value) => {
+        if (!teamFilterSchema.safeParse(value).success) return;
+        accepted += 1;
+        expect(rule(value), JSON.stringify(value)).toBe(true);
+      }),
+      { numRuns: 400 },
+    );
+    expect(accepted).toBeGreaterThan(20);
+    expect(rule('   ')).toBe(false);
+    expect(rule('t'.repeat(101))).toBe(false);
+  });
+
   it('refuses in the document what the rules refuse, where JSON Schema can say it', () => {
     const refused: [ProfileField, string][] = [
       ['name', 'x'.repeat(81)],
@@ -135,12 +159,18 @@ describe('examples', () => {
         const body = operation.requestBody?.content['application/json'];
         if (body) {
           bodies += 1;
-          expect(Object.keys(body.examples ?? {}), where).not.toHaveLength(0);
+          expect(
+            Object.keys(body.examples ?? {}),
+            `${where}: add a request example to REQUEST_EXAMPLES (src/openapi-examples.ts)`,
+          ).not.toHaveLength(0);
         }
         for (const [status, response] of Object.entries(operation.responses as Json)) {
           if (Number(status) >= 300) continue;
           const examples = response.content['application/json'].examples ?? {};
-          expect(Object.keys(examples), `${where} ${status}`).not.toHaveLength(0);
+          expect(
+            Object.keys(examples),
+            `${where} ${status}: add a response example to RESPONSE_EXAMPLES (src/openapi-examples.ts)`,
+          ).not.toHaveLength(0);
           for (const example of Object.values(examples) as Json[]) {
             expect(example.summary).toBeTruthy();
           }

@@ -1,0 +1,308 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { TOMBSTONE_ISSUER } from '../../db/queries/accounts.js';
+import { deleteAccount } from '../../src/services/deletion.js';
+import { consistencyProblems } from '../helpers/consistency.js';
+import { FACES, reader } from '../helpers/reads.js';
+import { uniqueSubject, useTestApp } from '../helpers/test-app.js';
+import { testDbKind } from '../helpers/test-db.js';
+import { writer } from '../helpers/writes.js';
+
+/** GET /api/user/export and DELETE /api/user (docs/ACCOUNT.md). */
+const { app } = useTestApp();
+
+const newHandle = (prefix = 'h') => `${prefix}_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+
+/** Calls exportAccount over either face, with the shape reader() gives. */
+function exporter(face: 'rest' | 'trpc') {
+  return async (token: string) => {
+    if (face === 'rest') {
+      const response = await app.request('GET', '/api/user/export', { token });
+      return { status: response.status, body: response.body };
+    }
+    const result = await app.trpc(token).exportAccount.query();
+    return { status: 200, body: result };
+  };
+}
+
+describe.each(FACES)(`GET /api/user/export over %s on ${testDbKind}`, (face) => {
+  const write = () => writer(app, face);
+  const exportOf = exporter(face);
+
+  it('exports a new user: identity, empty profile, no ledger, no boards', async () => {
+    const subject = uniqueSubject();
+    const token = await app.issuer.sign(subject);
+    const { status, body } = await exportOf(token);
+    expect(status).toBe(200);
+    expect(body.success).toBe(true);
+    expect(body.data).toMatchObject({
+      identity: { issuer: app.issuer.issuer, subject },
+      user: { handle: null, points: 0, onboardedAt: null },
+      handleHistory: [],
+      handleReservations: [],
+      pointsLedger: { balance: 0, entries: [] },
+      boards: [],
+    });
+    expect(body.data.quests.map((quest: { id: string }) => quest.id)).toContain('welcome');
+    expect(Date.parse(body.data.exportedAt)).not.toBeNaN();
+  });
+
+  it('exports everything held: profile, handle history and reservations, the whole ledger, quests, board rank', async () => {
+    const token = await app.token();
+    const [a, b] = [newHandle(), newHandle()];
+    await write()('updateUser', token, { handle: a, name: 'Exported', favoriteTeam: 'Ajax' });
+    await write()('onboardProfile', token, { handle: b });
+    await write()('updateUser', token, { rivalTeam: 'PSV' });
+    const { body } = await exportOf(token);
+    const data = body.data;
+    const me = (await app.request('GET', '/api/user', { token })).body.data;
+    expect(data.user).toEqual(me);
+    expect(data.handleHistory).toEqual([
+      { oldHandle: null, newHandle: a, kind: 'first', changedAt: expect.any(String) },
+      { oldHandle: a, newHandle: b, kind: 'change', changedAt: expect.any(String) },
+    ]);
+    expect(data.handleReservations).toEqual([
+      { handle: a.toLowerCase(), reservedUntil: expect.any(String) },
+    ]);
+    // The whole ledger, oldest first, exactly the stored rows.
+    const rows = await app.db
+      .selectFrom('pointsLedger')
+      .select(['id', 'delta', 'questId'])
+      .where('userId', '=', me.id)
+      .orderBy('id')
+      .execute();
+    expect(rows.length).toBe(4); // welcome, claim_handle, pick_team, name_rival
+    expect(data.pointsLedger.entries.map((e: { id: string }) => e.id)).toEqual(
+      rows.map((row) => String(row.id)),
+    );
+    expect(data.pointsLedger.balance).toBe(me.points);
+    expect(data.quests.find((q: { id: string }) => q.id === 'name_rival')).toMatchObject({
+      status: 'completed',
+    });
+    const around = await reader(app, face)('leaderboardAroundMe', token, { radius: 0 });
+    expect(around.ok && data.boards).toEqual([
+      { period: 'all', points: me.points, rank: around.ok && around.data.entry.rank },
+    ]);
+  });
+});
+
+describe.each(FACES)(`DELETE /api/user over %s on ${testDbKind}`, (face) => {
+  const write = () => writer(app, face);
+
+  it('erases the account; the ledger stays, pseudonymised; the handle stays reserved for nobody', async () => {
+    const subject = uniqueSubject();
+    const token = await app.issuer.sign(subject);
+    const [a, b] = [newHandle(), newHandle()];
+    await write()('updateUser', token, { handle: a });
+    const onboarded = await write()('onboardProfile', token, { handle: b, favoriteTeam: 'Ajax' });
+    expect(onboarded.ok).toBe(true);
+    const userId: string = onboarded.ok && onboarded.data.user.id;
+    const ledgerBefore = await app.db
+      .selectFrom('pointsLedger')
+      .select(['id', 'delta', 'reason', 'questId', 'idempotencyKey', 'balanceAfter', 'createdAt'])
+      .where('userId', '=', userId)
+      .orderBy('id')
+      .execute();
+    expect(ledgerBefore.length).toBeGreaterThan(0);
+
+    const deleted = await write()('deleteAccount', token);
+    expect(deleted).toEqual({
+      ok: true,
+      status: 200,
+      data: { deleted: true, deletedAt: expect.any(String) },
+    });
+
+    // Nothing points at the old id any more.
+    for (const table of [
+      'users',
+      'profiles',
+      'userQuests',
+      'leaderboardEntries',
+      'handleHistory',
+      'handleClaims',
+      'pointsLedger',
+    ] as const) {
+      const column = table === 'users' ? 'id' : 'userId';
+      const rows = await app.db
+        .selectFrom(table)
+        .select(sql<number>`count(*)`.as('n'))
+        .where(column, '=', userId)
+        .executeTakeFirstOrThrow();
+      expect(Number(rows.n), table).toBe(0);
+    }
+    // The ledger rows are all there, unchanged but for their owner: one tombstone.
+    const moved = await app.db
+      .selectFrom('pointsLedger as l')
+      .innerJoin('users as u', 'u.id', 'l.userId')
+      .select([
+        'l.id',
+        'l.delta',
+        'l.reason',
+        'l.questId',
+        'l.idempotencyKey',
+        'l.balanceAfter',
+        'l.createdAt',
+        'u.id as owner',
+        'u.issuer',
+        'u.subject',
+        'u.deletedAt',
+      ])
+      .where(
+        'l.id',
+        'in',
+        ledgerBefore.map((row) => row.id),
+      )
+      .orderBy('l.id')
+      .execute();
+    expect(
+      moved.map(({ owner: _o, issuer: _i, subject: _s, deletedAt: _d, ...row }) => row),
+    ).toEqual(ledgerBefore);
+    expect(new Set(moved.map((row) => row.owner)).size).toBe(1);
+    expect(moved[0]).toMatchObject({ issuer: TOMBSTONE_ISSUER, deletedAt: expect.any(Date) });
+    expect(moved[0]!.subject).not.toBe(subject);
+    expect(moved[0]!.owner).not.toBe(userId);
+
+    // Both handles (held and reserved) stay reserved for nobody.
+    const claims = await app.db
+      .selectFrom('handleClaims')
+      .selectAll()
+      .where('handleKey', 'in', [a.toLowerCase(), b.toLowerCase()])
+      .execute();
+    expect(claims).toHaveLength(2);
+    for (const claim of claims) {
+      expect(claim.userId).toBeNull();
+      expect(claim.reservedUntil!.getTime()).toBeGreaterThan(Date.now() + 13 * 86_400_000);
+    }
+    const other = await app.token();
+    expect(await write()('updateUser', other, { handle: b })).toMatchObject({
+      ok: false,
+      code: 'HANDLE_TAKEN',
+    });
+
+    // The same identity starts as a new, empty user — who cannot take the handle back either.
+    const again = await reader(app, face)('me', token);
+    expect(again).toMatchObject({
+      ok: true,
+      data: { handle: null, points: 0, onboardedAt: null, name: null },
+    });
+    expect(again.ok && again.data.id).not.toBe(userId);
+    expect(await write()('updateUser', token, { handle: b })).toMatchObject({
+      ok: false,
+      code: 'HANDLE_TAKEN',
+    });
+    expect(await consistencyProblems(app.db)).toEqual([]);
+  });
+
+  it('does no harm when repeated, also for a user who never wrote anything', async () => {
+    const token = await app.token();
+    await write()('onboardProfile', token, { name: 'Twice' });
+    const first = await write()('deleteAccount', token);
+    const second = await write()('deleteAccount', token);
+    expect(first).toMatchObject({ ok: true, data: { deleted: true } });
+    expect(second).toMatchObject({ ok: true, data: { deleted: true } });
+    expect(await write()('deleteAccount', await app.token())).toMatchObject({ ok: true });
+    expect(await consistencyProblems(app.db)).toEqual([]);
+  });
+
+  it('takes the user off the leaderboard and frees the handle once the reservation lapses', async () => {
+    const token = await app.token();
+    const handle = newHandle();
+    const team = `Deleted FC ${randomUUID().slice(0, 8)}`;
+    await write()('onboardProfile', token, { handle, favoriteTeam: team });
+    const board = async () =>
+      (await reader(app, face)('leaderboard', await app.token(), { team })) as {
+        ok: true;
+        data: { entries: unknown[] };
+      };
+    expect((await board()).data.entries).toHaveLength(1);
+    await write()('deleteAccount', token);
+    expect((await board()).data.entries).toHaveLength(0);
+
+    await app.db
+      .updateTable('handleClaims')
+      .set({ reservedUntil: sql<Date>`now()` })
+      .where('handleKey', '=', handle.toLowerCase())
+      .execute();
+    expect(await write()('updateUser', await app.token(), { handle })).toMatchObject({
+      ok: true,
+      data: { handle },
+    });
+  });
+});
+
+describe(`account deletion under concurrency on ${testDbKind}`, () => {
+  it('a stale user id (deleted elsewhere) is resolved again: the identity starts as a new user', async () => {
+    const token = await app.token();
+    const first = await app.request('POST', '/api/user/profile', { token, body: { name: 'Gone' } });
+    const oldId: string = first.body.data.user.id;
+    // Deleted as another instance would: this app's user-id cache still holds the old id.
+    await deleteAccount(app.db, oldId, app.config.handles);
+    for (const [method, path, body] of [
+      ['GET', '/api/user', undefined],
+      ['GET', '/api/user/export', undefined],
+      ['PATCH', '/api/user', { name: 'Back' }],
+    ] as const) {
+      const response = await app.request(method, path, { token, body });
+      expect(response.status, `${method} ${path}`).toBe(200);
+    }
+    const me = (await app.request('GET', '/api/user', { token })).body.data;
+    expect(me.id).not.toBe(oldId);
+    expect(me).toMatchObject({ name: 'Back', points: 0 });
+  });
+
+  it('writes racing a deletion land before it or on the new user; nothing half-written', async () => {
+    const write = writer(app, 'rest');
+    const token = await app.token();
+    await write('onboardProfile', token, { favoriteTeam: 'Racing' });
+    const results = await Promise.all([
+      ...Array.from({ length: 4 }, (_, i) => write('updateUser', token, { location: `L${i}` })),
+      write('deleteAccount', token),
+      write('deleteAccount', token),
+      ...Array.from({ length: 4 }, () => write('onboardProfile', token, { name: 'Racer' })),
+    ]);
+    expect(results.filter((r) => !r.ok)).toEqual([]);
+    expect(await consistencyProblems(app.db)).toEqual([]);
+  });
+});
+
+describe(`the ledger stays append-only on ${testDbKind}`, () => {
+  it('allows only moving rows, unchanged, to a tombstone', async () => {
+    const token = await app.token();
+    const onboarded = await app.request('POST', '/api/user/profile', { token, body: {} });
+    const userId: string = onboarded.body.data.user.id;
+    const other = (await app.request('GET', '/api/user', { token: await app.token() })).body.data
+      .id as string;
+    const refused = (statement: Promise<unknown>) =>
+      expect(statement).rejects.toMatchObject({ message: 'points_ledger is append-only' });
+    // To a live user: refused.
+    await refused(
+      app.db
+        .updateTable('pointsLedger')
+        .set({ userId: other })
+        .where('userId', '=', userId)
+        .execute(),
+    );
+    const tombstone = await app.db
+      .insertInto('users')
+      .values({ issuer: TOMBSTONE_ISSUER, subject: randomUUID(), deletedAt: new Date() })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    // To a tombstone while changing anything else: refused.
+    await refused(
+      app.db
+        .updateTable('pointsLedger')
+        .set({ userId: tombstone.id, delta: 1 })
+        .where('userId', '=', userId)
+        .execute(),
+    );
+    await refused(app.db.deleteFrom('pointsLedger').where('userId', '=', userId).execute());
+    // Only the owner, to a tombstone: allowed.
+    const moved = await app.db
+      .updateTable('pointsLedger')
+      .set({ userId: tombstone.id })
+      .where('userId', '=', userId)
+      .executeTakeFirst();
+    expect(Number(moved.numUpdatedRows)).toBe(1);
+  });
+});
