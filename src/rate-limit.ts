@@ -18,8 +18,8 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
-  /** Counts one request for `key` and says whether it is allowed. */
-  take(key: string): Promise<RateLimitDecision>;
+  /** Counts `points` requests (default 1) for `key` at once, or none when not all fit. */
+  take(key: string, points?: number): Promise<RateLimitDecision>;
 }
 
 /** The window every limit counts over: the headers say `w=60`. */
@@ -59,9 +59,9 @@ export function createRateLimiter(options: {
       })
     : memory;
   return {
-    async take(key) {
+    async take(key, count = 1) {
       try {
-        return decision(points, await limiter.consume(key), true);
+        return decision(points, await limiter.consume(key, count), true);
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) return decision(points, rejection, false);
         throw rejection;

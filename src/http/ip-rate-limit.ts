@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { AppError } from '../app-error.js';
 import { rateLimitHeaders, type RateLimiter } from '../rate-limit.js';
+import { callsOf } from './trpc-batch.js';
 
 /**
  * Per-IP limit in front of both faces (none when the limit is off). Sets the
@@ -11,7 +12,8 @@ import { rateLimitHeaders, type RateLimiter } from '../rate-limit.js';
 export function ipRateLimit(limiter: RateLimiter | undefined): RequestHandler {
   if (!limiter) return (_req, _res, next) => next();
   return (req, res, next) => {
-    limiter.take(req.ip ?? req.socket.remoteAddress ?? 'unknown').then((decision) => {
+    // A tRPC batch of n calls counts n.
+    limiter.take(req.ip ?? req.socket.remoteAddress ?? 'unknown', callsOf(res)).then((decision) => {
       res.locals.ipRateLimit = decision;
       res.set(rateLimitHeaders([decision]));
       if (!decision.allowed) {
