@@ -63,19 +63,27 @@ export function createRateLimiter(options: {
       try {
         return decision(points, await limiter.consume(key, count), true);
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return decision(points, rejection, false);
-        throw rejection;
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        // All or nothing: a refused request gives back what it took, so a batch
+        // that does not fit leaves room for a smaller one.
+        await limiter.reward(key, count);
+        return decision(points, rejection, false, rejection.consumedPoints - count);
       }
     },
   };
 }
 
-function decision(limit: number, res: RateLimiterRes, allowed: boolean): RateLimitDecision {
+function decision(
+  limit: number,
+  res: RateLimiterRes,
+  allowed: boolean,
+  consumed = res.consumedPoints,
+): RateLimitDecision {
   const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
   return {
     allowed,
     limit,
-    remaining: Math.max(0, res.remainingPoints),
+    remaining: Math.max(0, limit - consumed),
     resetSeconds: seconds,
     retryAfterSeconds: allowed ? 0 : seconds,
   };
