@@ -211,7 +211,7 @@ async function main(): Promise<void> {
     await pool(writers, settings.concurrency, async (user) => {
       // rivalTeam completes name_rival: quest_completed, points_awarded, rank_changed.
       await updateProfile(
-        { db, config: { handles: { cooldownDays: 0, reserveDays: 0 } } },
+        { db, clock: () => new Date(), config: { handles: { cooldownDays: 0, reserveDays: 0 } } },
         user.id,
         { rivalTeam: 'Rivals' },
       );

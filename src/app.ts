@@ -28,6 +28,8 @@ export interface AppOptions {
   database: DatabaseHandle;
   verifier: AuthVerifier;
   logger: Logger;
+  /** Defaults to the system clock. */
+  clock?: () => Date;
   /** The instance's live streams (createLive); started and stopped by the caller. */
   live: Live;
   /** Where the rate limits count (connectRateLimitStore) when REDIS_URL is set; else in memory. */
@@ -47,6 +49,7 @@ export function createApp({
   logger,
   live,
   rateLimitStore,
+  clock = () => new Date(),
 }: AppOptions): Express {
   const limiter = (name: string, perMinute: number) =>
     createRateLimiter({
@@ -62,6 +65,7 @@ export function createApp({
     logger,
     userRateLimiter: limiter('user:', config.rateLimit.perUser),
     userIds: createUserIdResolver(),
+    clock,
     live: { hub: live.hub, boards: live.boards },
   };
   const openApiDocument = buildOpenApiDocument(appRouter, { serverUrl: config.publicUrl ?? '/' });

@@ -26,6 +26,14 @@
  * statement (nothing written) and comes back as the typed conflict
  * `handle_taken`; db/ raises no application errors.
  *
+ * Board entries and rank counts: the plan lists the entries it changes
+ * (`boards`: the all-time board, which keeps the balance, and the current
+ * season boards); the statement takes one number from
+ * `leaderboard_reached_seq` for every entry whose points change (who reached
+ * a score first = who took the smaller number), writes the entries, and moves
+ * each changed entry's `rank_counts` rows (−1 on the old position's rows, +1
+ * on the new, merged by key, locked in key order: db/queries/rank.ts).
+ *
  * Adding an effect (outbox events, handle history, …): add a field to
  * `UserWritePlan`, and one entry to `effects` below — a CTE that reads
  * `FROM guard` (or `WHERE EXISTS (SELECT 1 FROM guard)`), so it, too, happens
@@ -48,13 +56,25 @@ import {
 } from '../schema.js';
 import { isDeadlockOrSerialization, isUniqueViolation } from './errors.js';
 import { LIVE_CHANNEL, notificationOf } from './events.js';
+import { countDeltas, rankExpression, SHARDS, type CountDelta } from './rank.js';
+
+/** The board that keeps the balance (db/schema.ts describes board names). */
+export const ALL_TIME_BOARD = 'all';
+
+/** A user's entry on one board, as stored. */
+export interface BoardEntry {
+  points: number;
+  /** reached_seq, a bigint as text. */
+  seq: string;
+  teamKey: string | null;
+}
 
 /** What a write starts from: read in one statement, without a lock. */
 export interface UserState {
   user: UserRow;
   profile: ProfileRow | undefined;
-  /** The all-time leaderboard entry; undefined before onboarding. */
-  entry: { points: number; teamKey: string | null } | undefined;
+  /** The user's entries on the boards asked for, by board; no all-time entry before onboarding. */
+  entries: Map<string, BoardEntry>;
   /** The balance, kept on the all-time leaderboard entry (0 before onboarding). */
   points: number;
   quests: Map<string, StoredQuest>;
@@ -62,17 +82,23 @@ export interface UserState {
   lastHandleChangeAt: Date | undefined;
 }
 
-const userStateStatement = preparedStatement((db, userId: string) =>
+const userStateStatement = preparedStatement((db, userId: string, boardsJson: string) =>
   db
     .selectFrom('users as u')
-    .leftJoin('leaderboardEntries as e', 'e.userId', 'u.id')
     .selectAll('u')
     .select((eb) => [
       sql<ProfileJson | null>`(SELECT to_json(p) FROM profiles p WHERE p.user_id = u.id)`.as(
         'profile',
       ),
-      'e.points as entryPoints',
-      'e.teamKey as entryTeamKey',
+      jsonArrayFrom(
+        eb
+          .selectFrom('leaderboardEntries as e')
+          .select(['e.board', 'e.points', sql<string>`e.reached_seq::text`.as('seq'), 'e.teamKey'])
+          .whereRef('e.userId', '=', 'u.id')
+          .where(
+            sql<boolean>`e.board = ANY (ARRAY(SELECT jsonb_array_elements_text(${boardsJson}::jsonb)))`,
+          ),
+      ).as('entries'),
       jsonArrayFrom(
         eb
           .selectFrom('userQuests as q')
@@ -91,20 +117,27 @@ const userStateStatement = preparedStatement((db, userId: string) =>
     .where('u.id', '=', userId),
 );
 
-/** The user's state, or undefined when the user does not exist. */
+/**
+ * The user's state with their entries on `boards`, or undefined when the
+ * user does not exist.
+ */
 export async function readUserState(
   db: Kysely<Database>,
   userId: string,
+  boards: readonly string[] = [ALL_TIME_BOARD],
 ): Promise<UserState | undefined> {
-  const [row] = await userStateStatement(db, userId);
+  const [row] = await userStateStatement(db, userId, JSON.stringify(boards));
   if (!row) return undefined;
-  const { profile, entryPoints, entryTeamKey, quests, lastHandleChangeAt, ...user } = row;
+  const { profile, entries, quests, lastHandleChangeAt, ...user } = row;
+  const byBoard = new Map(
+    entries.map(({ board, ...entry }) => [board, entry satisfies BoardEntry]),
+  );
   return {
     lastHandleChangeAt: lastHandleChangeAt ?? undefined,
     user,
     profile: profile === null ? undefined : profileFromJson(profile),
-    entry: entryPoints === null ? undefined : { points: entryPoints, teamKey: entryTeamKey },
-    points: entryPoints ?? 0,
+    entries: byBoard,
+    points: byBoard.get(ALL_TIME_BOARD)?.points ?? 0,
     quests: new Map(
       quests.map((quest) => [
         quest.questId,
@@ -140,12 +173,17 @@ export interface UserWritePlan {
   /** The whole profile to store (insert on first write), or undefined to leave it. */
   profile: ProfileFields | undefined;
   /**
-   * The all-time leaderboard entry to store (created when missing), or
-   * undefined to leave it. `points` is the balance after the write; the
-   * entry's team key is lower(favoriteTeam). reached_at moves only when the
-   * points change.
+   * The board entries this write stores (created when `before` is undefined).
+   * On the all-time board `points` is the balance after the write. An entry
+   * whose points change takes the write's new sequence number (and
+   * reached_at); one whose points stay keeps both.
    */
-  entry: { points: number; favoriteTeam: string | null } | undefined;
+  boards: readonly BoardWrite[];
+  /**
+   * The holder's team after the write. Entries created, and all entries
+   * written when `changed`, get team_key = lower(favoriteTeam); others keep theirs.
+   */
+  team: { favoriteTeam: string | null; changed: boolean };
   /** Quest states whose stored progress, target or status change. */
   quests: readonly StoredQuest[];
   /** Ledger credits, in the order their balances were computed. */
@@ -162,8 +200,18 @@ export interface UserWritePlan {
   announceRanks?: boolean;
   /** Also return the newest ledger entries (after the write), up to this many. */
   historyLimit: number;
+  /** Also return the all-time rank after the write (the entry must exist after it). */
+  rank: boolean;
   /** The handle's claims and history when the write changes the handle, else undefined. */
   handle?: HandleMove | undefined;
+}
+
+/** One board entry a write stores. */
+export interface BoardWrite {
+  board: string;
+  /** The entry as read with the plan; undefined when the write creates it. */
+  before: BoardEntry | undefined;
+  points: number;
 }
 
 /**
@@ -191,6 +239,10 @@ export type UserWriteResult =
       writtenAt: Date;
       /** Newest ledger entries after the write, newest first (`historyLimit` of them). */
       history: LedgerRow[];
+      /** The all-time entry's rank after the write, when the plan asked for it. */
+      rank: number | undefined;
+      /** The entries written, by board. */
+      entries: Map<string, BoardEntry>;
     }
   /** The state moved since it was read: nothing was written; read again and retry. */
   | { ok: false; conflict: 'stale' }
@@ -243,7 +295,28 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
   const profile = plan.profile;
   const profileValues = PROFILE_FIELDS.map((field) => sql`${profile?.[field] ?? null}::text`);
   const profileColumns = sql.raw(PROFILE_COLUMNS.slice(1, 9).join(', '));
-  const entry = plan.entry;
+  const team = plan.team.favoriteTeam;
+  const boards = plan.boards.map((write) => {
+    const keepsPlace = write.before !== undefined && write.before.points === write.points;
+    const newTeam = write.before === undefined || plan.team.changed;
+    return {
+      board: write.board,
+      points: write.points,
+      seq: keepsPlace ? write.before!.seq : null,
+      new_team: newTeam,
+      team_key: newTeam ? null : write.before!.teamKey,
+    };
+  });
+  const deltas: CountDelta[] = plan.boards.flatMap((write, index) => {
+    const after = boards[index]!;
+    const leave = write.before ? countDeltas(write.board, write.before, -1) : [];
+    const take = countDeltas(
+      write.board,
+      { points: after.points, seq: after.seq, teamKey: after.new_team ? 'new' : after.team_key },
+      1,
+    );
+    return [...leave, ...take];
+  });
   const handle = plan.handle;
   return [
     [
@@ -259,18 +332,57 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
         RETURNING *`,
     ],
     [
-      'entry',
-      sql`INSERT INTO leaderboard_entries (user_id, points, reached_at, updated_at, team_key)
-        SELECT g.id, ${entry?.points ?? 0}::integer, now(), now(), lower(${entry?.favoriteTeam ?? null}::text)
-        FROM guard g
-        WHERE ${entry !== undefined}
-        ON CONFLICT (user_id) DO UPDATE SET
+      // One number for every entry whose points change: who reached a score first.
+      'seq',
+      sql`SELECT CASE WHEN ${boards.some((write) => write.seq === null)}
+                      THEN nextval('leaderboard_reached_seq') END AS seq
+        FROM guard`,
+    ],
+    [
+      'entries',
+      sql`INSERT INTO leaderboard_entries
+          (board, user_id, points, reached_seq, reached_at, updated_at, team_key)
+        SELECT b.board, g.id, b.points, coalesce(b.seq, s.seq), now(), now(),
+               CASE WHEN b.new_team THEN lower(${team}::text) ELSE b.team_key END
+        FROM guard g CROSS JOIN seq s
+        CROSS JOIN jsonb_to_recordset(${JSON.stringify(boards)}::jsonb)
+          AS b(board text, points integer, seq bigint, new_team boolean, team_key text)
+        ON CONFLICT (board, user_id) DO UPDATE SET
           points = excluded.points,
-          team_key = excluded.team_key,
-          reached_at = CASE WHEN leaderboard_entries.points = excluded.points
+          reached_seq = excluded.reached_seq,
+          reached_at = CASE WHEN leaderboard_entries.reached_seq = excluded.reached_seq
                             THEN leaderboard_entries.reached_at ELSE now() END,
+          team_key = excluded.team_key,
           updated_at = now()
-        RETURNING points`,
+        RETURNING board, points, reached_seq, team_key`,
+    ],
+    [
+      // −1 on the rows of each entry's old position, +1 on its new one, merged
+      // by key (a move that keeps a key cancels out), in key order so two
+      // writers never wait on each other's rows in opposite orders; each key
+      // lands on a random shard (db/queries/rank.ts).
+      'counts',
+      sql`INSERT INTO rank_counts (board, team_key, level, points, bucket, shard, n)
+        SELECT k.board, k.team_key, k.level, k.points, k.bucket,
+               floor(random() * ${SHARDS})::smallint, k.n
+        FROM (
+          SELECT d.board,
+                 CASE WHEN d.new_team THEN lower(${team}::text) ELSE d.team_key END AS team_key,
+                 d.level, d.points,
+                 CASE WHEN d.level = 0 THEN 0
+                      ELSE coalesce(d.seq, s.seq) >> (32 - 8 * d.level) END AS bucket,
+                 sum(d.n) AS n
+          FROM guard g CROSS JOIN seq s
+          CROSS JOIN jsonb_to_recordset(${JSON.stringify(deltas)}::jsonb)
+            AS d(board text, team_key text, new_team boolean, level smallint, points integer,
+                 seq bigint, n integer)
+          GROUP BY 1, 2, 3, 4, 5
+        ) AS k
+        WHERE k.team_key IS NOT NULL AND k.n <> 0
+        ORDER BY k.board, k.team_key, k.level, k.points, k.bucket
+        ON CONFLICT (board, team_key, level, points, bucket, shard)
+          DO UPDATE SET n = rank_counts.n + excluded.n
+        RETURNING 1`,
     ],
     [
       'quests',
@@ -357,44 +469,44 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
   ];
 }
 
-/** The rank key of entry `e` as one row value: the order of leaderboard_entries_rank_idx. */
-const rankKey = (e: string) => sql.raw(`(-${e}.points, ${e}.reached_at, ${e}.user_id)`);
-
 /**
- * The outbox effects: the user's rank moves, the events, their NOTIFY. Ranks
- * are counted over the snapshot the statement reads, i.e. everyone else as
- * they were and this user at the new balance with reached_at = now(); the
- * previous rank is the user's entry as it was (null when they had none, or
- * were on another team's board).
+ * The outbox effects: the user's rank moves, the events, their NOTIFY. The
+ * new ranks are the all-time entry as this statement writes it, ranked over
+ * the snapshot the statement reads (db/queries/rank.ts: everyone else as they
+ * were); the previous rank is the stored entry in the same snapshot (null
+ * when the user had none, or was on another team's board).
  */
 function liveEvents(plan: UserWritePlan): Array<[name: string, statement: RawBuilder<unknown>]> {
-  const points = plan.entry?.points ?? 0;
-  const team = plan.entry?.favoriteTeam ?? null;
   const events = plan.events ?? [];
-  const teamKey = sql`lower(${team}::text)`;
-  const newKey = sql`(-${points}::integer, now(), g.id)`;
+  const team = plan.team.favoriteTeam;
+  const allTime = plan.boards.some((write) => write.board === ALL_TIME_BOARD);
   const dateText = sql`to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  const at = (alias: string, teamKey: RawBuilder<string> | undefined) =>
+    rankExpression({
+      board: sql<string>`${ALL_TIME_BOARD}::text`,
+      teamKey,
+      points: sql.ref(`${alias}.points`),
+      seq: sql.ref(`${alias}.reached_seq`),
+    });
   return [
     [
       'rank_moves',
-      sql`SELECT m.ord, m.board, m.team, m.rank, m.previous_rank
-        FROM guard g CROSS JOIN LATERAL (
+      sql`SELECT m.ord, m.board, m.team, m.rank::bigint AS rank,
+                 m.previous_rank::bigint AS previous_rank
+        FROM guard g
+        JOIN entries n ON n.board = ${ALL_TIME_BOARD}
+        LEFT JOIN leaderboard_entries me ON me.board = ${ALL_TIME_BOARD} AND me.user_id = g.id
+        CROSS JOIN LATERAL (
           SELECT 0 AS ord, 'global' AS board, NULL::text AS team,
-            1 + (SELECT count(*) FROM leaderboard_entries a
-                 WHERE a.user_id <> g.id AND ${rankKey('a')} < ${newKey}) AS rank,
-            (SELECT 1 + (SELECT count(*) FROM leaderboard_entries a
-                         WHERE ${rankKey('a')} < ${rankKey('me')})
-             FROM leaderboard_entries me WHERE me.user_id = g.id) AS previous_rank
+                 ${at('n', undefined)} AS rank,
+                 CASE WHEN me.user_id IS NOT NULL THEN ${at('me', undefined)} END AS previous_rank
           UNION ALL
           SELECT 1, 'team', ${team}::text,
-            1 + (SELECT count(*) FROM leaderboard_entries a
-                 WHERE a.team_key = ${teamKey} AND a.user_id <> g.id AND ${rankKey('a')} < ${newKey}),
-            (SELECT 1 + (SELECT count(*) FROM leaderboard_entries a
-                         WHERE a.team_key = me.team_key AND ${rankKey('a')} < ${rankKey('me')})
-             FROM leaderboard_entries me WHERE me.user_id = g.id AND me.team_key = ${teamKey})
-          WHERE ${team}::text IS NOT NULL
+                 ${at('n', sql<string>`n.team_key`)},
+                 CASE WHEN me.team_key = n.team_key THEN ${at('me', sql<string>`me.team_key`)} END
+          WHERE n.team_key IS NOT NULL
         ) m
-        WHERE ${plan.announceRanks === true && plan.entry !== undefined}
+        WHERE ${plan.announceRanks === true && allTime}
           AND m.rank IS DISTINCT FROM m.previous_rank`,
     ],
     [
@@ -427,7 +539,8 @@ interface WriteRow extends UserRow {
   writtenProfile: ProfileJson | null;
   newLedger: LedgerJson[];
   olderLedger: LedgerJson[];
-  entryPoints: number | null;
+  writtenEntries: Array<BoardEntry & { board: string }>;
+  rank: string | null;
   notified: unknown;
 }
 
@@ -461,7 +574,10 @@ export async function applyUserWrite(
          SELECT * FROM points_ledger
          WHERE user_id = g.id ORDER BY id DESC LIMIT ${plan.historyLimit}::integer) l)
         AS older_ledger,
-      (SELECT points FROM entry) AS entry_points,
+      (SELECT coalesce(json_agg(json_build_object('board', e.board, 'points', e.points,
+                'seq', e.reached_seq::text, 'team_key', e.team_key)), '[]')
+         FROM entries e) AS written_entries,
+      ${plan.rank ? allTimeRank() : sql`NULL`} AS rank,
       (SELECT count(*) FROM notified) AS notified
     FROM guard g`;
 
@@ -482,18 +598,46 @@ export async function applyUserWrite(
     throw error;
   }
   if (!row) return { ok: false, conflict: 'stale' };
-  const { writtenAt, writtenProfile, newLedger, olderLedger, entryPoints, notified, ...user } = row;
-  if (plan.entry && entryPoints !== plan.entry.points) {
-    // Cannot happen while the guard holds; refuse to report a write that disagrees.
-    throw new Error(
-      `Leaderboard entry ${entryPoints} does not match the plan (${plan.entry.points})`,
-    );
-  }
+  const {
+    writtenAt,
+    writtenProfile,
+    newLedger,
+    olderLedger,
+    writtenEntries,
+    rank,
+    notified: _notified,
+    ...user
+  } = row;
   return {
     ok: true,
     user,
     profile: writtenProfile === null ? undefined : profileFromJson(writtenProfile),
     writtenAt,
     history: [...newLedger, ...olderLedger].slice(0, plan.historyLimit).map(ledgerFromJson),
+    rank: rank === null ? undefined : Number(rank),
+    entries: new Map(writtenEntries.map(({ board, ...entry }) => [board, entry])),
   };
+}
+
+/**
+ * The all-time entry's rank after the write, from the same statement. Every
+ * CTE reads the snapshot from before the write, and the rank counts only
+ * entries strictly ahead, so the user's own old entry never counts (points
+ * only grow, and an entry that keeps its points keeps its place) and every
+ * entry visible took its number before this write took its own: a user who
+ * has just reached a score is last among those who hold it.
+ */
+function allTimeRank(): RawBuilder<string> {
+  // The entry as written, or as stored when this write leaves it alone.
+  const position = (column: string) =>
+    sql`coalesce(
+      (SELECT ${sql.raw(column)} FROM entries WHERE board = ${ALL_TIME_BOARD}),
+      (SELECT ${sql.raw(column)} FROM leaderboard_entries
+       WHERE board = ${ALL_TIME_BOARD} AND user_id = g.id))`;
+  return rankExpression({
+    board: sql<string>`${ALL_TIME_BOARD}::text`,
+    teamKey: undefined,
+    points: sql<number>`${position('points')}`,
+    seq: sql<string>`${position('reached_seq')}`,
+  });
 }

@@ -5,6 +5,7 @@ import {
   orphanHandleClaims,
   pseudonymiseLedger,
 } from '../../db/queries/accounts.js';
+import { deleteBoardEntries } from '../../db/queries/rank.js';
 import type { Database } from '../../db/schema.js';
 import { UserGoneError } from '../app-error.js';
 import type { HandlePolicy } from '../domain/handles.js';
@@ -26,6 +27,8 @@ export function deleteAccount(
     if (!(await lockUserRow(trx, userId))) throw new UserGoneError();
     await pseudonymiseLedger(trx, userId);
     await orphanHandleClaims(trx, userId, handles.reserveDays);
+    // Explicitly, not by cascade: the entries' rank counts go with them.
+    await deleteBoardEntries(trx, userId);
     return { deletedAt: await deleteUserRow(trx, userId) };
   });
 }

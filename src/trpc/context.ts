@@ -20,6 +20,8 @@ export interface AppDeps {
   /** Absent when RATE_LIMIT_PER_USER is 0. */
   userRateLimiter: RateLimiter | undefined;
   userIds: UserIdResolver;
+  /** The time a write happens at, for choosing season boards; tests pass their own. */
+  clock: () => Date;
   /** The instance's live fan-out and the shared leaderboard reads of its streams. */
   live: { hub: LiveHub; boards: BoardCache };
 }

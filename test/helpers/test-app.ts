@@ -66,6 +66,8 @@ export async function startTestApp(options: {
   database: TestDatabase;
   issuer?: TokenIssuer;
   env?: Record<string, string>;
+  /** The app's clock (which season boards a write credits); the system clock by default. */
+  clock?: () => Date;
   /** Wraps the real verifier the app is given (e.g. to count verifications). */
   wrapVerifier?: (verifier: AuthVerifier) => AuthVerifier;
   webhookOptions?: WebhookWorkerOptions;
@@ -108,6 +110,7 @@ export async function startTestApp(options: {
     logger,
     live,
     rateLimitStore,
+    ...(options.clock && { clock: options.clock }),
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
