@@ -324,8 +324,8 @@ describe('the boards migration', () => {
       3,
     );
     // (The hand-made users break invariants of the service's writes; these are the migration's.)
-    const problems = await consistencyProblems(own.db);
-    expect(problems.filter((problem) => /rank_counts|reached_seq/.test(problem))).toEqual([]);
+    // Only this migration's checks: later migrations' columns are not there yet.
+    expect(await consistencyProblems(own.db, { only: /rank_counts|reached_seq/ })).toEqual([]);
 
     // A write after the migration takes a number after every backfilled one.
     const next = await sql<{
