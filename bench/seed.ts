@@ -1,35 +1,53 @@
 /**
- * `npm run bench:seed`: how cost grows with the number of users. Creates a
- * database, migrates it, seeds BENCH_SEED_USERS (default 1,000,000) users with
- * profiles and leaderboard entries (generate_series, in the database), then
- * measures on that data:
+ * `npm run bench:seed -- [--users N] [--database-url URL] [--issuer ISS] [--no-measure]`
  *
- * - the rank query (findRankedEntry) for a user near the top, in the middle and
- *   at the bottom: EXPLAIN (ANALYZE, BUFFERS) and wall time;
- * - the onboarding transaction (the service function `onboard`, as the
- *   procedure runs it) for fresh users: wall time per call, and EXPLAIN ANALYZE
- *   of each of its statements (run in a transaction that is rolled back).
+ * Seeds N onboarded users (bench/seed-data.ts says what they look like) and
+ * measures, on that data, what grows with the number of users:
  *
- * Prints a report and writes it to bench/results/seed-<time>.md.
- * Env: BENCH_SEED_USERS, BENCH_ADMIN_URL, BENCH_KEEP_DB=1.
+ * - rank (findRankedEntry, the one statement GET /api/leaderboard/me and the
+ *   pages build on) at the top, in the middle, at the bottom and inside the
+ *   largest tie group; around-me (radius 5); the first page (20);
+ * - first-time onboarding and PATCH through the service functions, as the
+ *   procedures call them (p50/p99 of sequential calls).
+ *
+ * With `--database-url` the database at URL is created if missing, migrated,
+ * seeded and left in place (a second run on a seeded database only measures),
+ * so a service started with DATABASE_URL=URL and an identity provider for ISS
+ * serves users `seed-1` … `seed-N`. Without it, a new database named after
+ * the time is created on BENCH_ADMIN_URL and dropped afterwards
+ * (BENCH_KEEP_DB=1 keeps it). N defaults to BENCH_SEED_USERS or 1,000,000.
+ * The report is printed and written to bench/results/seed-<time>.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CamelCasePlugin, CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
+import { parseArgs } from 'node:util';
+import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { createDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { findRankedEntry } from '../db/queries/leaderboard.js';
 import { ensureUser } from '../db/queries/users.js';
-import { onboard } from '../src/services/profile.js';
+import { getLeaderboard, getLeaderboardAroundMe } from '../src/services/leaderboard.js';
+import { onboard, updateProfile, type WriteDeps } from '../src/services/profile.js';
+import { isSeeded, seedUsers } from './seed-data.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const users = Number(process.env.BENCH_SEED_USERS ?? 1_000_000);
-const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const { values: args } = parseArgs({
+  options: {
+    users: { type: 'string' },
+    'database-url': { type: 'string' },
+    issuer: { type: 'string' },
+    'no-measure': { type: 'boolean', default: false },
+    // Rank timing only: users, all-time entries and counts (bench/seed-data.ts).
+    'entries-only': { type: 'boolean', default: false },
+  },
+});
+const users = Number(args.users ?? process.env.BENCH_SEED_USERS ?? 1_000_000);
+if (!Number.isSafeInteger(users) || users < 1)
+  throw new Error('--users must be a positive integer');
+const issuer = args.issuer ?? 'https://seed.bench.invalid';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-const dbName = `bench_seed_${stamp.replace(/-/g, '_').toLowerCase()}`;
-const ISSUER = 'https://seed.bench.invalid';
 /** The default handle settings (HANDLE_CHANGE_COOLDOWN_DAYS, HANDLE_RESERVE_DAYS). */
 const CONFIG = { handles: { cooldownDays: 30, reserveDays: 14 } };
 const out: string[] = [];
@@ -39,171 +57,213 @@ function say(line = ''): void {
   process.stdout.write(`${line}\n`);
 }
 
-async function timed<T>(label: string, work: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  const result = await work();
-  say(`- ${label}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return result;
+/** The database URL to seed, and whether to drop it afterwards. */
+async function target(): Promise<{ url: string; drop: (() => Promise<void>) | undefined }> {
+  const given = args['database-url'];
+  const url = new URL(
+    given ?? process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  );
+  if (!given) url.pathname = `/bench_seed_${stamp.replace(/-/g, '_').toLowerCase()}`;
+  const name = decodeURIComponent(url.pathname.slice(1));
+  const adminUrl = new URL(url);
+  adminUrl.pathname = '/postgres';
+  const admin = new Kysely<unknown>({
+    dialect: new PostgresDialect({
+      pool: new pg.Pool({ connectionString: adminUrl.href, max: 1 }),
+    }),
+  });
+  try {
+    const exists = await sql`SELECT 1 FROM pg_database WHERE datname = ${name}`.execute(admin);
+    if (exists.rows.length === 0) await sql`CREATE DATABASE ${sql.id(name)}`.execute(admin);
+  } finally {
+    await admin.destroy();
+  }
+  const drop =
+    given || process.env.BENCH_KEEP_DB === '1'
+      ? undefined
+      : async () => {
+          const again = new Kysely<unknown>({
+            dialect: new PostgresDialect({
+              pool: new pg.Pool({ connectionString: adminUrl.href, max: 1 }),
+            }),
+          });
+          await sql`DROP DATABASE IF EXISTS ${sql.id(name)} WITH (FORCE)`.execute(again);
+          await again.destroy();
+        };
+  return { url: url.href, drop };
+}
+
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+
+/** Median and p99 of `runs` sequential calls. */
+async function sample(runs: number, call: (i: number) => Promise<unknown>) {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    const started = performance.now();
+    await call(i);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
+  return { p50: at(0.5), p99: at(0.99) };
 }
 
 async function main(): Promise<void> {
-  const admin = new Kysely<unknown>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: adminUrl, max: 1 }) }),
-  });
-  await sql`create database ${sql.id(dbName)}`.execute(admin);
-  const url = new URL(adminUrl);
-  url.pathname = `/${dbName}`;
-  const captured: CompiledQuery[] = [];
-  let capture = false;
+  const { url, drop } = await target();
   const database = await createDatabase({
-    databaseUrl: url.href,
+    databaseUrl: url,
     dataDir: '/nonexistent',
     poolMax: 4,
-    statementTimeoutMs: 600_000,
-  });
-  // A second handle on the same database that records every statement it runs.
-  const recording = new Kysely<unknown>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url.href, max: 2 }) }),
-    plugins: [new CamelCasePlugin()],
-    log: (event) => {
-      if (capture && event.level === 'query') captured.push(event.query);
-    },
+    statementTimeoutMs: 6 * 3600_000,
   });
   const { db } = database;
+  const deps = { db, clock: () => new Date(), config: CONFIG };
   try {
-    say(`# ${users.toLocaleString('en')} users — ${new Date().toISOString()}`);
+    say(`# bench:seed, ${users.toLocaleString('en')} users — ${new Date().toISOString()}`);
+    say();
+    say(`Command: \`npm run bench:seed -- ${process.argv.slice(2).join(' ')}\``);
     say();
     await migrateToLatest(db);
-    const raw = db.withoutPlugins() as unknown as Kysely<unknown>;
-    say('Seeding:');
-    await timed('users', () =>
-      sql`INSERT INTO users (issuer, subject, onboarded_at)
-          SELECT ${ISSUER}, 'seed-' || g, now() - (g || ' seconds')::interval
-          FROM generate_series(1, ${users}) AS g`.execute(raw),
-    );
-    await timed('profiles', () =>
-      sql`INSERT INTO profiles (user_id, name, handle, favorite_team)
-          SELECT id, 'Fan ' || subject, 'h' || replace(subject, '-', '_'),
-                 (ARRAY['Arsenal', 'Everton', 'Leeds', 'Celtic'])[1 + abs(hashtext(subject)) % 4]
-          FROM users`.execute(raw),
-    );
-    // Points in quest-sized steps (0..325), so ties are common, as in real use.
-    await timed('leaderboard entries', () =>
-      sql`INSERT INTO leaderboard_entries (user_id, points, reached_at, updated_at)
-          SELECT id, 25 * (abs(hashtext(id::text)) % 14), onboarded_at, onboarded_at
-          FROM users`.execute(raw),
-    );
-    // VACUUM sets the visibility map, as autovacuum would on a table this static,
-    // so the planner may use index-only scans.
-    await timed('vacuum analyze', () => sql`VACUUM ANALYZE`.execute(raw));
+    if (await isSeeded(db, issuer)) {
+      say(`Already seeded for ${issuer}: measuring only.`);
+    } else {
+      say('Seeding (in the database, generate_series):');
+      const started = performance.now();
+      await seedUsers(db, { users, issuer, entriesOnly: args['entries-only'], log: say });
+      say(`- total: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    }
     const size = await sql<{ size: string }>`
-      SELECT pg_size_pretty(pg_database_size(current_database())) AS size`.execute(raw);
+      SELECT pg_size_pretty(pg_database_size(current_database())) AS size`.execute(db);
     say(`- database size: ${size.rows[0]?.size}`);
     say();
-
-    // Rank: a user near the top, one in the middle, one at the bottom.
-    const ordered = (offset: number) =>
-      sql<{ userId: string }>`
-        SELECT user_id AS "userId" FROM leaderboard_entries
-        ORDER BY points DESC, reached_at, user_id OFFSET ${offset} LIMIT 1`.execute(raw);
-    say('## Rank query (findRankedEntry)');
-    for (const [label, offset] of [
-      ['top (rank 10)', 9],
-      ['middle', Math.floor(users / 2)],
-      ['bottom', users - 1],
-    ] as const) {
-      const userId = (await ordered(offset)).rows[0]!.userId;
-      const started = performance.now();
-      const entry = await findRankedEntry(db, userId);
-      const ms = performance.now() - started;
-      say();
-      say(`### ${label}: rank ${entry?.rank.toLocaleString('en')}, ${ms.toFixed(1)} ms wall`);
-      capture = true;
-      captured.length = 0;
-      await findRankedEntry(recording as never, userId);
-      capture = false;
-      await explain(recording, captured, false);
-    }
-
-    say();
-    say('## Onboarding a new user (the whole transaction, as the procedure runs it)');
-    const times: number[] = [];
-    for (let i = 0; i < 50; i++) {
-      const user = await ensureUser(db, ISSUER, `fresh-${i}`);
-      const started = performance.now();
-      await onboard({ db, config: CONFIG }, user.id, {
-        name: 'New Fan',
-        handle: `fresh_${i}`,
-        favoriteTeam: 'Leeds',
-      });
-      times.push(performance.now() - started);
-    }
-    times.sort((a, b) => a - b);
-    say(
-      `- 50 sequential first-time onboardings: median ${times[25]!.toFixed(1)} ms, ` +
-        `max ${times[49]!.toFixed(1)} ms`,
-    );
-    const probe = await ensureUser(db, ISSUER, 'fresh-explain');
-    capture = true;
-    captured.length = 0;
-    await onboard({ db: recording as never, config: CONFIG }, probe.id, {
-      name: 'Explained',
-      handle: 'fresh_explain',
-      favoriteTeam: 'Leeds',
-    }).catch(() => undefined);
-    capture = false;
-    // The same statements under EXPLAIN ANALYZE, for a second user in the
-    // state the first was in (the ledger is append-only, so no reset).
-    const twin = await ensureUser(db, ISSUER, 'fresh-explain-twin');
-    const swap = (value: unknown) =>
-      value === probe.id ? twin.id : value === 'fresh_explain' ? 'fresh_explain_twin' : value;
-    captured.splice(
-      0,
-      captured.length,
-      ...captured.map((q) => CompiledQuery.raw(q.sql, q.parameters.map(swap))),
-    );
-    await explain(recording, captured, true);
+    if (args['no-measure']) return;
+    await measure(deps);
   } finally {
-    await recording.destroy();
     await database.close();
-    if (process.env.BENCH_KEEP_DB !== '1') {
-      await sql`drop database if exists ${sql.id(dbName)}`.execute(admin);
-    }
-    await admin.destroy();
+    await drop?.();
     const dir = path.join(ROOT, 'bench', 'results');
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, `seed-${stamp}.md`), `${out.join('\n')}\n`);
   }
 }
 
-/** EXPLAIN (ANALYZE, BUFFERS) of each captured statement, in one transaction rolled back. */
-async function explain(
-  db: Kysely<unknown>,
-  queries: CompiledQuery[],
-  summary: boolean,
-): Promise<void> {
-  const statements = queries.filter((q) => !/^(begin|commit|rollback)/i.test(q.sql.trim()));
-  await db.connection().execute(async (conn) => {
-    await conn.executeQuery(CompiledQuery.raw('BEGIN'));
-    try {
-      for (const query of statements) {
-        const result = await conn.executeQuery<{ 'QUERY PLAN': string }>(
-          CompiledQuery.raw(`EXPLAIN (ANALYZE, BUFFERS) ${query.sql}`, [...query.parameters]),
-        );
-        const lines = result.rows.map((row) => row['QUERY PLAN']);
-        if (summary) {
-          const time = lines.find((l) => l.startsWith('Execution Time')) ?? '';
-          say(`- \`${query.sql.replace(/\s+/g, ' ').slice(0, 110)}…\` — ${time}`);
-        } else {
-          say('```');
-          for (const line of lines) say(line);
-          say('```');
-        }
-      }
-    } finally {
-      await conn.executeQuery(CompiledQuery.raw('ROLLBACK'));
+async function measure(
+  deps: WriteDeps & {
+    db: Kysely<import('../db/schema.js').Database>;
+    clock: () => Date;
+  },
+) {
+  const { db } = deps;
+  const count = Number(
+    (
+      await sql<{ n: string }>`SELECT count(*)::text AS n FROM leaderboard_entries
+                               WHERE board = 'all'`.execute(db)
+    ).rows[0]!.n,
+  );
+  // The user at a given 0-based offset of the rank order (an index walk, only to pick them).
+  const at = async (offset: number) =>
+    (
+      await sql<{ userId: string }>`SELECT user_id FROM leaderboard_entries WHERE board = 'all'
+        ORDER BY -points, reached_seq, user_id OFFSET ${offset}::bigint LIMIT 1`.execute(db)
+    ).rows[0]!.userId;
+  const biggest = (
+    await sql<{ points: number; n: string; before: string }>`
+      WITH groups AS (SELECT points, count(*) AS n FROM leaderboard_entries
+                      WHERE board = 'all' GROUP BY points)
+      SELECT points, n::text, (SELECT coalesce(sum(n), 0) FROM groups g2
+                               WHERE g2.points > g.points)::text AS before
+      FROM groups g ORDER BY n DESC LIMIT 1`.execute(db)
+  ).rows[0]!;
+  const picks: Array<[string, number]> = [
+    ['top (rank 1)', 0],
+    ['rank 10', 9],
+    ['middle', Math.floor(count / 2)],
+    ['bottom', count - 1],
+    [
+      `middle of the largest tie group (${Number(biggest.n).toLocaleString('en')} entries on ` +
+        `${biggest.points} points)`,
+      Number(biggest.before) + Math.floor(Number(biggest.n) / 2),
+    ],
+  ];
+  say(`## Rank on the all-time board (${count.toLocaleString('en')} entries)`);
+  say();
+  say('| entry | rank | findRankedEntry p50 / p99 (200 calls) | EXPLAIN ANALYZE execution |');
+  say('| --- | ---: | ---: | ---: |');
+  for (const [label, offset] of picks) {
+    const userId = await at(offset);
+    const entry = await findRankedEntry(db, userId);
+    if (entry?.rank !== offset + 1) {
+      throw new Error(`rank ${entry?.rank} for offset ${offset}: expected ${offset + 1}`);
     }
+    const { p50, p99 } = await sample(200, () => findRankedEntry(db, userId));
+    say(
+      `| ${label} | ${entry.rank.toLocaleString('en')} | ${ms(p50)} / ${ms(p99)} | ${await explainTime(db, userId)} |`,
+    );
+  }
+  const teamUser = await at(Math.floor(count / 3));
+  const teamEntry = (
+    await sql<{ team: string }>`SELECT team_key AS team FROM leaderboard_entries
+      WHERE board = 'all' AND user_id = ${teamUser}`.execute(db)
+  ).rows[0]?.team;
+  if (teamEntry) {
+    const { p50, p99 } = await sample(200, () =>
+      findRankedEntry(db, teamUser, { team: teamEntry }),
+    );
+    const rank = (await findRankedEntry(db, teamUser, { team: teamEntry }))?.rank;
+    say(
+      `| a fan on the "${teamEntry}" board | ${rank?.toLocaleString('en')} | ${ms(p50)} / ${ms(p99)} | |`,
+    );
+  }
+  say();
+  const middle = await at(Math.floor(count / 2));
+  const around = await sample(200, () => getLeaderboardAroundMe(db, middle, { radius: 5 }));
+  const first = await sample(200, () => getLeaderboard(db, { limit: 20 }));
+  say(`- around-me (radius 5, middle user): p50 ${ms(around.p50)}, p99 ${ms(around.p99)}`);
+  say(`- first page (20): p50 ${ms(first.p50)}, p99 ${ms(first.p99)}`);
+
+  const run = Date.now().toString(36);
+  const onboarding = await sample(200, async (i) => {
+    const user = await ensureUser(db, issuer, `fresh-${run}-${i}`);
+    await onboard(deps, user.id, {
+      name: 'New Fan',
+      handle: `fresh_${run}_${i}`,
+      favoriteTeam: 'Team 3',
+    });
   });
+  say(
+    `- first-time onboarding (users insert + onboard(), 200 sequential): ` +
+      `p50 ${ms(onboarding.p50)}, p99 ${ms(onboarding.p99)}`,
+  );
+  const seeded = await sql<{ id: string }>`SELECT id FROM users WHERE issuer = ${issuer}
+      AND subject LIKE 'seed-%' ORDER BY random() LIMIT 200`.execute(db);
+  if (args['entries-only']) return; // the seeded users have no profile or quests to PATCH
+  const patch = await sample(200, (i) =>
+    updateProfile(deps, seeded.rows[i % seeded.rows.length]!.id, { location: `Moved ${run} ${i}` }),
+  );
+  say(
+    `- PATCH (updateProfile, location, 200 sequential): p50 ${ms(patch.p50)}, p99 ${ms(patch.p99)}`,
+  );
+}
+
+/** Execution time of the rank statement under EXPLAIN ANALYZE. */
+async function explainTime(db: Kysely<import('../db/schema.js').Database>, userId: string) {
+  const compiled: CompiledQuery[] = [];
+  const recording = db.withPlugin({
+    transformQuery: (args) => {
+      compiled.push(db.getExecutor().compileQuery(args.node, args.queryId));
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  });
+  await findRankedEntry(recording, userId);
+  const query = compiled[0]!;
+  const result = await db.executeQuery<{ 'QUERY PLAN': string }>(
+    CompiledQuery.raw(`EXPLAIN (ANALYZE, BUFFERS) ${query.sql}`, [...query.parameters]),
+  );
+  const line = result.rows
+    .map((row) => row['QUERY PLAN'])
+    .find((l) => l.startsWith('Execution Time'));
+  return line?.replace('Execution Time: ', '') ?? '';
 }
 
 main().catch((error: unknown) => {

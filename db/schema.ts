@@ -9,6 +9,7 @@ export interface Database {
   profiles: ProfilesTable;
   pointsLedger: PointsLedgerTable;
   leaderboardEntries: LeaderboardEntriesTable;
+  rankCounts: RankCountsTable;
   userQuests: UserQuestsTable;
   handleClaims: HandleClaimsTable;
   handleHistory: HandleHistoryTable;
@@ -76,14 +77,58 @@ export interface PointsLedgerTable {
   createdAt: Generated<Date>;
 }
 
+/**
+ * One entry per (board, user). Boards (db/queries/user-write.ts writes them,
+ * db/queries/rank.ts ranks them):
+ *
+ * - `'all'` — the all-time board. Every onboarded user has an entry; its
+ *   `points` IS the balance (the contract keeps the balance on the
+ *   leaderboard row; the ledger's newest `balanceAfter` equals it).
+ * - `'week:<ISO year>-W<ISO week>'`, e.g. `'week:2026-W48'` — points earned in
+ *   that ISO week (UTC). `'month:<year>-<month>'`, e.g. `'month:2026-11'` —
+ *   points earned in that UTC month. A season entry is created by the user's
+ *   first award in the window; every award credits the all-time board and
+ *   the week and month boards of the write's clock. Past seasons' entries
+ *   are never written again (their standings are final).
+ *
+ * Rank order on a board: points desc, `reachedSeq` asc, userId asc. A team
+ * board is the entries of one board with one `teamKey`. Every change to an
+ * entry's points or team must move its `rank_counts` rows in the same
+ * statement (or `rebuildRankCounts` after a bulk load).
+ */
 export interface LeaderboardEntriesTable {
+  board: string;
   userId: string;
   points: number;
-  /** When the current score was reached: the first tie-breaker of rank. */
+  /**
+   * From the sequence `leaderboard_reached_seq`, taken by the write that set
+   * the current points: who reached that score first. One number per write,
+   * so unique within a board. bigint: a string on both drivers.
+   */
+  reachedSeq: ColumnType<string, string | bigint | number, string | bigint | number>;
+  /** When the current score was reached, for display; the order uses reachedSeq. */
   reachedAt: Timestamp;
   updatedAt: Timestamp;
   /** lower(favoriteTeam) of the holder, or null: the key of the fan leaderboards. */
   teamKey: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/**
+ * How many entries fall in each cell of a board (teamKey '') or of one team
+ * on it: the structure that makes rank exact in flat time (db/queries/rank.ts).
+ */
+export interface RankCountsTable {
+  board: string;
+  teamKey: string;
+  /** 0: per score; 1, 2, 3: per score and range of 2^24, 2^16, 2^8 sequence numbers. */
+  level: number;
+  points: number;
+  /** 0 on level 0; reachedSeq >> 24, >> 16, >> 8 on levels 1, 2, 3. bigint as text. */
+  bucket: ColumnType<string, string | bigint | number, string | bigint | number>;
+  /** The cell's count is the sum over its shards (0–3). */
+  shard: number;
+  /** May be negative on one shard; only sums mean anything. bigint as text. */
+  n: ColumnType<string, string | bigint | number, string | bigint | number>;
 }
 
 export interface UserQuestsTable {

@@ -24,6 +24,8 @@ export interface AppOptions {
   database: DatabaseHandle;
   verifier: AuthVerifier;
   logger: Logger;
+  /** Defaults to the system clock. */
+  clock?: () => Date;
 }
 
 /**
@@ -32,7 +34,13 @@ export interface AppOptions {
  * This is the composition root: the only file under src/ that imports
  * routers/; the faces and the OpenAPI builder are handed the router.
  */
-export function createApp({ config, database, verifier, logger }: AppOptions): Express {
+export function createApp({
+  config,
+  database,
+  verifier,
+  logger,
+  clock = () => new Date(),
+}: AppOptions): Express {
   const deps: AppDeps = {
     config,
     db: database.db,
@@ -40,6 +48,7 @@ export function createApp({ config, database, verifier, logger }: AppOptions): E
     logger,
     userRateLimiter: createRateLimiter(config.rateLimit.perUser),
     userIds: createUserIdResolver(),
+    clock,
   };
   const openApiDocument = buildOpenApiDocument(appRouter, { serverUrl: config.publicUrl ?? '/' });
 

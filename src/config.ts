@@ -21,6 +21,12 @@ export interface Config {
   /** Where to listen: HOST, else all interfaces in production and 127.0.0.1 elsewhere. */
   readonly host: string;
   readonly databaseUrl: string | undefined;
+  /**
+   * A connection that keeps its session (LISTEN, advisory locks held across
+   * statements): DATABASE_DIRECT_URL when DATABASE_URL points at a
+   * transaction-pooling PgBouncer, else DATABASE_URL itself.
+   */
+  readonly databaseDirectUrl: string | undefined;
   readonly dataDir: string;
   readonly database: { readonly poolMax: number; readonly statementTimeoutMs: number };
   readonly auth: AuthConfig;
@@ -66,6 +72,13 @@ const envSchema = z.object({
   PORT: int(3000, 0, 65535),
   HOST: optionalString,
   DATABASE_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection string')
+      .optional(),
+  ),
+  DATABASE_DIRECT_URL: z.preprocess(
     emptyToUndefined,
     z
       .string()
@@ -224,6 +237,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST ?? (e.NODE_ENV === 'production' ? '::' : '127.0.0.1'),
     databaseUrl: e.DATABASE_URL,
+    databaseDirectUrl: e.DATABASE_URL && (e.DATABASE_DIRECT_URL ?? e.DATABASE_URL),
     dataDir: path.resolve(e.DATA_DIR),
     database: Object.freeze({
       poolMax: e.DATABASE_POOL_MAX,

@@ -4,6 +4,7 @@ import * as m20261122T1800 from './20261122T1800_points_quests_leaderboard.js';
 import * as m20261123T1500 from './20261123T1500_leaderboard_team_key.js';
 import * as m20261123T1930 from './20261123T1930_user_version.js';
 import * as m20261123T1945 from './20261123T1945_handle_claims_history.js';
+import * as m20261123T2000 from './20261123T2000_boards_rank_counts.js';
 import * as m20261123T2015 from './20261123T2015_account_deletion.js';
 
 /**
@@ -16,5 +17,6 @@ export const migrations: Record<string, Migration> = {
   '20261123T1500_leaderboard_team_key': m20261123T1500,
   '20261123T1930_user_version': m20261123T1930,
   '20261123T1945_handle_claims_history': m20261123T1945,
+  '20261123T2000_boards_rank_counts': m20261123T2000,
   '20261123T2015_account_deletion': m20261123T2015,
 };

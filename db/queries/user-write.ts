@@ -26,6 +26,14 @@
  * statement (nothing written) and comes back as the typed conflict
  * `handle_taken`; db/ raises no application errors.
  *
+ * Board entries and rank counts: the plan lists the entries it changes
+ * (`boards`: the all-time board, which keeps the balance, and the current
+ * season boards); the statement takes one number from
+ * `leaderboard_reached_seq` for every entry whose points change (who reached
+ * a score first = who took the smaller number), writes the entries, and moves
+ * each changed entry's `rank_counts` rows (−1 on the old position's rows, +1
+ * on the new, merged by key, locked in key order: db/queries/rank.ts).
+ *
  * Adding an effect (outbox events, handle history, …): add a field to
  * `UserWritePlan`, and one entry to `effects` below — a CTE that reads
  * `FROM guard` (or `WHERE EXISTS (SELECT 1 FROM guard)`), so it, too, happens
@@ -47,13 +55,25 @@ import {
   type UserRow,
 } from '../schema.js';
 import { isDeadlockOrSerialization, isUniqueViolation } from './errors.js';
+import { countDeltas, rankExpression, SHARDS, type CountDelta } from './rank.js';
+
+/** The board that keeps the balance (db/schema.ts describes board names). */
+export const ALL_TIME_BOARD = 'all';
+
+/** A user's entry on one board, as stored. */
+export interface BoardEntry {
+  points: number;
+  /** reached_seq, a bigint as text. */
+  seq: string;
+  teamKey: string | null;
+}
 
 /** What a write starts from: read in one statement, without a lock. */
 export interface UserState {
   user: UserRow;
   profile: ProfileRow | undefined;
-  /** The all-time leaderboard entry; undefined before onboarding. */
-  entry: { points: number; teamKey: string | null } | undefined;
+  /** The user's entries on the boards asked for, by board; no all-time entry before onboarding. */
+  entries: Map<string, BoardEntry>;
   /** The balance, kept on the all-time leaderboard entry (0 before onboarding). */
   points: number;
   quests: Map<string, StoredQuest>;
@@ -61,17 +81,23 @@ export interface UserState {
   lastHandleChangeAt: Date | undefined;
 }
 
-const userStateStatement = preparedStatement((db, userId: string) =>
+const userStateStatement = preparedStatement((db, userId: string, boardsJson: string) =>
   db
     .selectFrom('users as u')
-    .leftJoin('leaderboardEntries as e', 'e.userId', 'u.id')
     .selectAll('u')
     .select((eb) => [
       sql<ProfileJson | null>`(SELECT to_json(p) FROM profiles p WHERE p.user_id = u.id)`.as(
         'profile',
       ),
-      'e.points as entryPoints',
-      'e.teamKey as entryTeamKey',
+      jsonArrayFrom(
+        eb
+          .selectFrom('leaderboardEntries as e')
+          .select(['e.board', 'e.points', sql<string>`e.reached_seq::text`.as('seq'), 'e.teamKey'])
+          .whereRef('e.userId', '=', 'u.id')
+          .where(
+            sql<boolean>`e.board = ANY (ARRAY(SELECT jsonb_array_elements_text(${boardsJson}::jsonb)))`,
+          ),
+      ).as('entries'),
       jsonArrayFrom(
         eb
           .selectFrom('userQuests as q')
@@ -90,20 +116,27 @@ const userStateStatement = preparedStatement((db, userId: string) =>
     .where('u.id', '=', userId),
 );
 
-/** The user's state, or undefined when the user does not exist. */
+/**
+ * The user's state with their entries on `boards`, or undefined when the
+ * user does not exist.
+ */
 export async function readUserState(
   db: Kysely<Database>,
   userId: string,
+  boards: readonly string[] = [ALL_TIME_BOARD],
 ): Promise<UserState | undefined> {
-  const [row] = await userStateStatement(db, userId);
+  const [row] = await userStateStatement(db, userId, JSON.stringify(boards));
   if (!row) return undefined;
-  const { profile, entryPoints, entryTeamKey, quests, lastHandleChangeAt, ...user } = row;
+  const { profile, entries, quests, lastHandleChangeAt, ...user } = row;
+  const byBoard = new Map(
+    entries.map(({ board, ...entry }) => [board, entry satisfies BoardEntry]),
+  );
   return {
     lastHandleChangeAt: lastHandleChangeAt ?? undefined,
     user,
     profile: profile === null ? undefined : profileFromJson(profile),
-    entry: entryPoints === null ? undefined : { points: entryPoints, teamKey: entryTeamKey },
-    points: entryPoints ?? 0,
+    entries: byBoard,
+    points: byBoard.get(ALL_TIME_BOARD)?.points ?? 0,
     quests: new Map(
       quests.map((quest) => [
         quest.questId,
@@ -139,20 +172,35 @@ export interface UserWritePlan {
   /** The whole profile to store (insert on first write), or undefined to leave it. */
   profile: ProfileFields | undefined;
   /**
-   * The all-time leaderboard entry to store (created when missing), or
-   * undefined to leave it. `points` is the balance after the write; the
-   * entry's team key is lower(favoriteTeam). reached_at moves only when the
-   * points change.
+   * The board entries this write stores (created when `before` is undefined).
+   * On the all-time board `points` is the balance after the write. An entry
+   * whose points change takes the write's new sequence number (and
+   * reached_at); one whose points stay keeps both.
    */
-  entry: { points: number; favoriteTeam: string | null } | undefined;
+  boards: readonly BoardWrite[];
+  /**
+   * The holder's team after the write. Entries created, and all entries
+   * written when `changed`, get team_key = lower(favoriteTeam); others keep theirs.
+   */
+  team: { favoriteTeam: string | null; changed: boolean };
   /** Quest states whose stored progress, target or status change. */
   quests: readonly StoredQuest[];
   /** Ledger credits, in the order their balances were computed. */
   credits: readonly LedgerCredit[];
   /** Also return the newest ledger entries (after the write), up to this many. */
   historyLimit: number;
+  /** Also return the all-time rank after the write (the entry must exist after it). */
+  rank: boolean;
   /** The handle's claims and history when the write changes the handle, else undefined. */
   handle?: HandleMove | undefined;
+}
+
+/** One board entry a write stores. */
+export interface BoardWrite {
+  board: string;
+  /** The entry as read with the plan; undefined when the write creates it. */
+  before: BoardEntry | undefined;
+  points: number;
 }
 
 /**
@@ -180,6 +228,10 @@ export type UserWriteResult =
       writtenAt: Date;
       /** Newest ledger entries after the write, newest first (`historyLimit` of them). */
       history: LedgerRow[];
+      /** The all-time entry's rank after the write, when the plan asked for it. */
+      rank: number | undefined;
+      /** The entries written, by board. */
+      entries: Map<string, BoardEntry>;
     }
   /** The state moved since it was read: nothing was written; read again and retry. */
   | { ok: false; conflict: 'stale' }
@@ -232,7 +284,28 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
   const profile = plan.profile;
   const profileValues = PROFILE_FIELDS.map((field) => sql`${profile?.[field] ?? null}::text`);
   const profileColumns = sql.raw(PROFILE_COLUMNS.slice(1, 9).join(', '));
-  const entry = plan.entry;
+  const team = plan.team.favoriteTeam;
+  const boards = plan.boards.map((write) => {
+    const keepsPlace = write.before !== undefined && write.before.points === write.points;
+    const newTeam = write.before === undefined || plan.team.changed;
+    return {
+      board: write.board,
+      points: write.points,
+      seq: keepsPlace ? write.before!.seq : null,
+      new_team: newTeam,
+      team_key: newTeam ? null : write.before!.teamKey,
+    };
+  });
+  const deltas: CountDelta[] = plan.boards.flatMap((write, index) => {
+    const after = boards[index]!;
+    const leave = write.before ? countDeltas(write.board, write.before, -1) : [];
+    const take = countDeltas(
+      write.board,
+      { points: after.points, seq: after.seq, teamKey: after.new_team ? 'new' : after.team_key },
+      1,
+    );
+    return [...leave, ...take];
+  });
   const handle = plan.handle;
   return [
     [
@@ -248,18 +321,57 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
         RETURNING *`,
     ],
     [
-      'entry',
-      sql`INSERT INTO leaderboard_entries (user_id, points, reached_at, updated_at, team_key)
-        SELECT g.id, ${entry?.points ?? 0}::integer, now(), now(), lower(${entry?.favoriteTeam ?? null}::text)
-        FROM guard g
-        WHERE ${entry !== undefined}
-        ON CONFLICT (user_id) DO UPDATE SET
+      // One number for every entry whose points change: who reached a score first.
+      'seq',
+      sql`SELECT CASE WHEN ${boards.some((write) => write.seq === null)}
+                      THEN nextval('leaderboard_reached_seq') END AS seq
+        FROM guard`,
+    ],
+    [
+      'entries',
+      sql`INSERT INTO leaderboard_entries
+          (board, user_id, points, reached_seq, reached_at, updated_at, team_key)
+        SELECT b.board, g.id, b.points, coalesce(b.seq, s.seq), now(), now(),
+               CASE WHEN b.new_team THEN lower(${team}::text) ELSE b.team_key END
+        FROM guard g CROSS JOIN seq s
+        CROSS JOIN jsonb_to_recordset(${JSON.stringify(boards)}::jsonb)
+          AS b(board text, points integer, seq bigint, new_team boolean, team_key text)
+        ON CONFLICT (board, user_id) DO UPDATE SET
           points = excluded.points,
-          team_key = excluded.team_key,
-          reached_at = CASE WHEN leaderboard_entries.points = excluded.points
+          reached_seq = excluded.reached_seq,
+          reached_at = CASE WHEN leaderboard_entries.reached_seq = excluded.reached_seq
                             THEN leaderboard_entries.reached_at ELSE now() END,
+          team_key = excluded.team_key,
           updated_at = now()
-        RETURNING points`,
+        RETURNING board, points, reached_seq, team_key`,
+    ],
+    [
+      // −1 on the rows of each entry's old position, +1 on its new one, merged
+      // by key (a move that keeps a key cancels out), in key order so two
+      // writers never wait on each other's rows in opposite orders; each key
+      // lands on a random shard (db/queries/rank.ts).
+      'counts',
+      sql`INSERT INTO rank_counts (board, team_key, level, points, bucket, shard, n)
+        SELECT k.board, k.team_key, k.level, k.points, k.bucket,
+               floor(random() * ${SHARDS})::smallint, k.n
+        FROM (
+          SELECT d.board,
+                 CASE WHEN d.new_team THEN lower(${team}::text) ELSE d.team_key END AS team_key,
+                 d.level, d.points,
+                 CASE WHEN d.level = 0 THEN 0
+                      ELSE coalesce(d.seq, s.seq) >> (32 - 8 * d.level) END AS bucket,
+                 sum(d.n) AS n
+          FROM guard g CROSS JOIN seq s
+          CROSS JOIN jsonb_to_recordset(${JSON.stringify(deltas)}::jsonb)
+            AS d(board text, team_key text, new_team boolean, level smallint, points integer,
+                 seq bigint, n integer)
+          GROUP BY 1, 2, 3, 4, 5
+        ) AS k
+        WHERE k.team_key IS NOT NULL AND k.n <> 0
+        ORDER BY k.board, k.team_key, k.level, k.points, k.bucket
+        ON CONFLICT (board, team_key, level, points, bucket, shard)
+          DO UPDATE SET n = rank_counts.n + excluded.n
+        RETURNING 1`,
     ],
     [
       'quests',
@@ -350,7 +462,8 @@ interface WriteRow extends UserRow {
   writtenProfile: ProfileJson | null;
   newLedger: LedgerJson[];
   olderLedger: LedgerJson[];
-  entryPoints: number | null;
+  writtenEntries: Array<BoardEntry & { board: string }>;
+  rank: string | null;
 }
 
 /**
@@ -383,7 +496,10 @@ export async function applyUserWrite(
          SELECT * FROM points_ledger
          WHERE user_id = g.id ORDER BY id DESC LIMIT ${plan.historyLimit}::integer) l)
         AS older_ledger,
-      (SELECT points FROM entry) AS entry_points
+      (SELECT coalesce(json_agg(json_build_object('board', e.board, 'points', e.points,
+                'seq', e.reached_seq::text, 'team_key', e.team_key)), '[]')
+         FROM entries e) AS written_entries,
+      ${plan.rank ? allTimeRank() : sql`NULL`} AS rank
     FROM guard g`;
 
   let row: WriteRow | undefined;
@@ -403,18 +519,37 @@ export async function applyUserWrite(
     throw error;
   }
   if (!row) return { ok: false, conflict: 'stale' };
-  const { writtenAt, writtenProfile, newLedger, olderLedger, entryPoints, ...user } = row;
-  if (plan.entry && entryPoints !== plan.entry.points) {
-    // Cannot happen while the guard holds; refuse to report a write that disagrees.
-    throw new Error(
-      `Leaderboard entry ${entryPoints} does not match the plan (${plan.entry.points})`,
-    );
-  }
+  const { writtenAt, writtenProfile, newLedger, olderLedger, writtenEntries, rank, ...user } = row;
   return {
     ok: true,
     user,
     profile: writtenProfile === null ? undefined : profileFromJson(writtenProfile),
     writtenAt,
     history: [...newLedger, ...olderLedger].slice(0, plan.historyLimit).map(ledgerFromJson),
+    rank: rank === null ? undefined : Number(rank),
+    entries: new Map(writtenEntries.map(({ board, ...entry }) => [board, entry])),
   };
+}
+
+/**
+ * The all-time entry's rank after the write, from the same statement. Every
+ * CTE reads the snapshot from before the write, and the rank counts only
+ * entries strictly ahead, so the user's own old entry never counts (points
+ * only grow, and an entry that keeps its points keeps its place) and every
+ * entry visible took its number before this write took its own: a user who
+ * has just reached a score is last among those who hold it.
+ */
+function allTimeRank(): RawBuilder<string> {
+  // The entry as written, or as stored when this write leaves it alone.
+  const position = (column: string) =>
+    sql`coalesce(
+      (SELECT ${sql.raw(column)} FROM entries WHERE board = ${ALL_TIME_BOARD}),
+      (SELECT ${sql.raw(column)} FROM leaderboard_entries
+       WHERE board = ${ALL_TIME_BOARD} AND user_id = g.id))`;
+  return rankExpression({
+    board: sql<string>`${ALL_TIME_BOARD}::text`,
+    teamKey: undefined,
+    points: sql<number>`${position('points')}`,
+    seq: sql<string>`${position('reached_seq')}`,
+  });
 }

@@ -1,12 +1,6 @@
 import { z } from 'zod';
 import type { PageEnd } from '../../db/queries/leaderboard.js';
-import {
-  pgInt4,
-  pgNegatableInt4,
-  pgPositiveInt8Text,
-  pgTimestamptzText,
-  pgUuid,
-} from './pg-range.js';
+import { pgInt4, pgInt8Text, pgNegatableInt4, pgPositiveInt8Text, pgUuid } from './pg-range.js';
 
 /**
  * Page cursors. To a client a cursor is an opaque string it hands back
@@ -25,8 +19,9 @@ export const MAX_CURSOR_LENGTH = 512;
 const leaderboardKeyset = z.tuple([
   z.literal('lb'),
   pgNegatableInt4,
-  // Microsecond precision: a JS Date would round it and break ties.
-  pgTimestamptzText,
+  // reached_seq: a bigint from a sequence (never negative), carried as text: a JS
+  // number would lose digits past 2^53.
+  pgInt8Text.refine((text) => !text.startsWith('-')),
   pgUuid,
   // The rank that entry was served with: the next page's ranks continue from it.
   pgInt4.min(1),
@@ -53,15 +48,15 @@ function decode(cursor: string): unknown {
 }
 
 export function encodeLeaderboardCursor({ position, rank }: PageEnd): string {
-  return encode(['lb', position.points, position.reachedAt, position.userId, rank]);
+  return encode(['lb', position.points, position.seq, position.userId, rank]);
 }
 
 /** Where the page a leaderboard cursor came from ended, or undefined when it is not one. */
 export function decodeLeaderboardCursor(cursor: string): PageEnd | undefined {
   const parsed = leaderboardKeyset.safeParse(decode(cursor));
   if (!parsed.success) return undefined;
-  const [, points, reachedAt, userId, rank] = parsed.data;
-  return { position: { points, reachedAt, userId }, rank };
+  const [, points, seq, userId, rank] = parsed.data;
+  return { position: { points, seq, userId }, rank };
 }
 
 export function encodeLedgerCursor(entryId: string): string {

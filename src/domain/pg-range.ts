@@ -24,10 +24,16 @@ export const pgNegatableInt4 = z.number().int().min(-INT4_MAX).max(INT4_MAX);
 export const pgInt8Text = z
   .string()
   .regex(/^(0|-?[1-9]\d{0,18})$/)
-  .refine((text) => BigInt(text) >= INT8_MIN && BigInt(text) <= INT8_MAX);
+  // A failed regex does not stop the refinement: check again before BigInt() (it throws on "1e3").
+  .refine(
+    (text) =>
+      /^(0|-?[1-9]\d{0,18})$/.test(text) && BigInt(text) >= INT8_MIN && BigInt(text) <= INT8_MAX,
+  );
 
 /** A positive `bigint` (a `bigserial` id) as canonical decimal text. */
-export const pgPositiveInt8Text = pgInt8Text.refine((text) => BigInt(text) >= 1n);
+export const pgPositiveInt8Text = pgInt8Text.refine(
+  (text) => /^[1-9]\d*$/.test(text) && BigInt(text) >= 1n,
+);
 
 /**
  * A `timestamptz` as ISO-8601 UTC with microseconds (what `to_char(…, 'US')`

@@ -4,12 +4,14 @@ import { recentLedgerEntries } from '../../db/queries/points.js';
 import {
   applyUserWrite,
   readUserState,
+  type BoardWrite,
   type HandleMove,
   type LedgerCredit,
   type UserState,
   type UserWritePlan,
 } from '../../db/queries/user-write.js';
 import type { Database, LedgerRow, ProfileRow, UserRow } from '../../db/schema.js';
+import { ALL_TIME_BOARD, seasonBoards } from '../domain/boards.js';
 import { applyProfilePatch, EMPTY_PROFILE, type ProfilePatch } from '../domain/profile.js';
 import {
   planQuestSync,
@@ -41,6 +43,8 @@ export const WRITE_ATTEMPTS = 8;
 /** What the write paths need from the app. */
 export interface WriteDeps {
   db: Kysely<Database>;
+  /** Decides which season boards an award credits (tests move it). */
+  clock: () => Date;
   config: { handles: HandlePolicy };
 }
 
@@ -93,11 +97,22 @@ export async function onboard(
   userId: string,
   patch: ProfilePatch,
 ): Promise<OnboardingResult> {
-  const { written, history } = await writeUser(deps, userId, patch, {
+  const { written, history, rank } = await writeUser(deps, userId, patch, {
     onboard: true,
     historyLimit: POINTS_HISTORY_LIMIT,
   });
-  const leaderboardEntry = await findRankedEntry(deps.db, userId);
+  // A repeat that changed nothing sent no write: one read answers both.
+  const leaderboardEntry =
+    rank === undefined
+      ? await findRankedEntry(deps.db, userId)
+      : {
+          userId,
+          handle: written.profile?.handle ?? null,
+          name: written.profile?.name ?? null,
+          profileUrl: written.profile?.profileUrl ?? null,
+          points: written.points,
+          rank,
+        };
   if (!leaderboardEntry) throw new UserGoneError();
   return {
     ...written,
@@ -129,18 +144,22 @@ async function writeUser(
   userId: string,
   patch: ProfilePatch,
   options: { onboard: boolean; historyLimit: number },
-): Promise<{ written: Written; history: LedgerRow[] | undefined }> {
+): Promise<{ written: Written; history: LedgerRow[] | undefined; rank: number | undefined }> {
   for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt += 1) {
-    const state = await readUserState(deps.db, userId);
+    const { week, month } = seasonBoards(deps.clock());
+    const boards = [ALL_TIME_BOARD, week, month];
+    const state = await readUserState(deps.db, userId, boards);
     if (!state) throw new UserGoneError();
     const { plan, writes, written } = planWrite(state, patch, {
       ...options,
+      boards,
       handles: deps.config.handles,
     });
     if (!writes) {
       return {
         written: { ...written, user: state.user, profile: state.profile },
         history: undefined,
+        rank: undefined,
       };
     }
     const result = await applyUserWrite(deps.db, plan);
@@ -155,6 +174,7 @@ async function writeUser(
           questSync: written.questSync && stampCompletions(written.questSync, completedAt),
         },
         history: options.historyLimit > 0 ? result.history : undefined,
+        rank: result.rank,
       };
     }
     if (result.conflict === 'handle_taken') throw handleTakenError(plan.profile?.handle ?? '');
@@ -169,7 +189,12 @@ async function writeUser(
 function planWrite(
   state: UserState,
   patch: ProfilePatch,
-  options: { onboard: boolean; historyLimit: number; handles: HandlePolicy },
+  options: {
+    onboard: boolean;
+    historyLimit: number;
+    boards: readonly string[];
+    handles: HandlePolicy;
+  },
 ): Planned {
   const current = state.profile ?? EMPTY_PROFILE;
   const { next, changed } = applyProfilePatch(current, patch);
@@ -180,10 +205,12 @@ function planWrite(
     expectedVersion: state.user.version,
     onboard: firstOnboarding,
     profile: changed.length > 0 ? next : undefined,
-    entry: undefined,
+    boards: [],
+    team: { favoriteTeam: next.favoriteTeam, changed: changed.includes('favoriteTeam') },
     quests: [],
     credits: [],
     historyLimit: options.historyLimit,
+    rank: options.onboard,
     handle: planHandleMove(state, current.handle, next.handle, options.handles),
   };
   if (!onboarded) {
@@ -209,17 +236,14 @@ function planWrite(
   });
   plan.quests = sync.writes;
   plan.credits = credits;
-  // The entry's team key follows favoriteTeam, so fan boards never read profiles.
-  if (!state.entry || credits.length > 0 || changed.includes('favoriteTeam')) {
-    plan.entry = { points: balance, favoriteTeam: next.favoriteTeam };
-  }
+  plan.boards = boardWrites(state, options.boards, balance - state.points, plan.team.changed);
   const completedIds = new Set(sync.newlyCompleted.map((quest) => quest.id));
   return {
     plan,
     writes:
       plan.onboard ||
       plan.profile !== undefined ||
-      plan.entry !== undefined ||
+      plan.boards.length > 0 ||
       plan.quests.length > 0,
     written: {
       points: balance,
@@ -231,6 +255,30 @@ function planWrite(
       },
     },
   };
+}
+
+/**
+ * The board entries a write stores: the all-time entry whenever it is
+ * missing or its balance or team changes; each season board (`boards` after
+ * the first) when the write awards points, or when its entry exists and the
+ * team changes. The entries' team key follows favoriteTeam, so fan boards
+ * never read profiles.
+ */
+function boardWrites(
+  state: UserState,
+  boards: readonly string[],
+  awarded: number,
+  teamChanged: boolean,
+): BoardWrite[] {
+  const writes: BoardWrite[] = [];
+  for (const board of boards) {
+    const before = state.entries.get(board);
+    const allTime = board === ALL_TIME_BOARD;
+    if (awarded > 0 || (before && teamChanged) || (allTime && !before)) {
+      writes.push({ board, before, points: (before?.points ?? 0) + awarded });
+    }
+  }
+  return writes;
 }
 
 /**

@@ -15,6 +15,8 @@ export interface AppDeps {
   logger: Logger;
   userRateLimiter: RateLimiter;
   userIds: UserIdResolver;
+  /** The time a write happens at, for choosing season boards; tests pass their own. */
+  clock: () => Date;
 }
 
 /** Per-request context: no I/O happens here; authentication is the protected procedure's job. */

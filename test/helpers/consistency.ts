@@ -13,13 +13,14 @@ export async function consistencyProblems(db: Kysely<Database>): Promise<string[
       sql`select l.user_id from leaderboard_entries l
           left join (select user_id, sum(delta) as total from points_ledger group by user_id) p
             on p.user_id = l.user_id
-          where l.points <> coalesce(p.total, 0)`,
+          where l.board = 'all' and l.points <> coalesce(p.total, 0)`,
     ],
     [
       'onboarded user without a leaderboard entry',
       sql`select u.id as user_id from users u
           where u.onboarded_at is not null
-            and not exists (select 1 from leaderboard_entries l where l.user_id = u.id)`,
+            and not exists (select 1 from leaderboard_entries l
+                            where l.user_id = u.id and l.board = 'all')`,
     ],
     [
       'user not onboarded but has a leaderboard entry',
@@ -77,7 +78,38 @@ export async function consistencyProblems(db: Kysely<Database>): Promise<string[
       sql`select l.user_id from leaderboard_entries l
           join lateral (select balance_after from points_ledger p where p.user_id = l.user_id
                         order by p.id desc limit 1) last on true
-          where last.balance_after <> l.points`,
+          where l.board = 'all' and last.balance_after <> l.points`,
+    ],
+    [
+      'two entries of one board share a reached_seq',
+      sql`select min(user_id::text) as user_id from leaderboard_entries
+          group by board, reached_seq having count(*) > 1`,
+    ],
+    [
+      'team key differs from lower(favorite_team) on the all-time board',
+      sql`select l.user_id from leaderboard_entries l join profiles p on p.user_id = l.user_id
+          where l.board = 'all' and l.team_key is distinct from lower(p.favorite_team)`,
+    ],
+    [
+      'rank_counts differ from the entries they count',
+      sql`with expected as (
+            select e.board, t.team_key, l.level, e.points,
+                   case when l.level = 0 then 0
+                        else e.reached_seq >> (32 - 8 * l.level) end as bucket,
+                   count(*) as n
+            from leaderboard_entries e
+            cross join lateral (values (''), (e.team_key)) as t(team_key)
+            cross join (values (0), (1), (2), (3)) as l(level)
+            where t.team_key is not null
+            group by 1, 2, 3, 4, 5),
+          actual as (
+            select board, team_key, level, points, bucket, sum(n) as n
+            from rank_counts group by 1, 2, 3, 4, 5)
+          select coalesce(e.board, a.board) || '/' || coalesce(e.team_key, a.team_key) || '/' ||
+                 coalesce(e.level, a.level) || '/' || coalesce(e.points, a.points) || '/' ||
+                 coalesce(e.bucket, a.bucket) as user_id
+          from expected e full join actual a using (board, team_key, level, points, bucket)
+          where coalesce(e.n, 0) <> coalesce(a.n, 0)`,
     ],
   ];
   const problems: string[] = [];

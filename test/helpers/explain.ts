@@ -10,6 +10,7 @@ import {
   type RootOperationNode,
   type UnknownRow,
 } from 'kysely';
+import { rebuildRankCounts } from '../../db/queries/rank.js';
 import type { Database } from '../../db/schema.js';
 
 /**
@@ -112,12 +113,23 @@ export async function seedForExplain(db: Kysely<Database>, issuer: string): Prom
     FROM users WHERE issuer = ${issuer}`.execute(db);
   // Points in steps of 25 (as quests award them), so many users tie on points.
   await sql`
-    INSERT INTO leaderboard_entries (user_id, points, reached_at, updated_at, team_key)
-    SELECT u.id, 25 * floor(random() * 40)::int,
-           now() - floor(random() * 86400000000) * interval '1 microsecond', now(),
-           lower(p.favorite_team)
-    FROM users u JOIN profiles p ON p.user_id = u.id
-    WHERE u.issuer = ${issuer}`.execute(db);
+    INSERT INTO leaderboard_entries
+      (board, user_id, points, reached_seq, reached_at, updated_at, team_key)
+    SELECT 'all', id, points,
+           (SELECT nextval('leaderboard_reached_seq')) + row_number() OVER (ORDER BY reached_at),
+           reached_at, now(), team_key
+    FROM (
+      SELECT u.id, 25 * floor(random() * 40)::int AS points,
+             now() - floor(random() * 86400000000) * interval '1 microsecond' AS reached_at,
+             lower(p.favorite_team) AS team_key
+      FROM users u JOIN profiles p ON p.user_id = u.id
+      WHERE u.issuer = ${issuer}
+    ) AS e`.execute(db);
+  // Later writes take numbers after these.
+  await sql`SELECT setval('leaderboard_reached_seq', (SELECT max(reached_seq) FROM leaderboard_entries))`.execute(
+    db,
+  );
+  await rebuildRankCounts(db);
   await sql`
     INSERT INTO points_ledger (user_id, delta, reason, quest_id, idempotency_key, balance_after)
     SELECT u.id, 25, 'quest_completed', 'q' || k, 'seed:' || k, 25 * k

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TRPCClientError } from '@trpc/client';
 import { sql, type Kysely } from 'kysely';
+import { rebuildRankCounts } from '../../db/queries/rank.js';
 import type { Database } from '../../db/schema.js';
 import type { TestApp } from './test-app.js';
 
@@ -91,7 +92,11 @@ export function reader(app: TestApp, face: Face) {
 
 export interface SeedEntry {
   points: number;
-  /** Microseconds after a fixed instant: equal values tie on reached_at too. */
+  /**
+   * Who reached the score first: entries take their reached_seq in ascending
+   * `micros` order (ties in the order given), and reached_at is that many
+   * microseconds after a fixed instant.
+   */
   micros?: number;
   team?: string | null;
   handle?: string;
@@ -107,9 +112,10 @@ export interface SeededUser {
 const SEED_BASE = '2026-01-01T00:00:00.000000Z';
 
 /**
- * Onboarded users with leaderboard entries in states the API cannot produce
- * on demand (exact ties to the microsecond). Rows are written as the service
- * writes them: team_key = lower(favorite_team).
+ * Onboarded users with all-time leaderboard entries in states the API cannot
+ * produce on demand (any points, any order of arrival). Rows are written as
+ * the service writes them: team_key = lower(favorite_team), reached_seq from
+ * the sequence, rank_counts rebuilt.
  */
 export async function seedEntries(
   db: Kysely<Database>,
@@ -145,25 +151,34 @@ export async function seedEntries(
         .values({ handleKey: entry.handle.toLowerCase(), userId: id })
         .execute();
     }
+    seeded.push({ userId: id, subject, points: entry.points, team });
+  }
+  // Sequence numbers in arrival order (stable: equal micros keep the order given).
+  const arrival = entries
+    .map((entry, index) => ({ entry, user: seeded[index]! }))
+    .sort((a, b) => (a.entry.micros ?? 0) - (b.entry.micros ?? 0));
+  for (const { entry, user } of arrival) {
     await db
       .insertInto('leaderboardEntries')
       .values({
-        userId: id,
+        board: 'all',
+        userId: user.userId,
         points: entry.points,
+        reachedSeq: sql<string>`nextval('leaderboard_reached_seq')`,
         reachedAt: sql<Date>`${SEED_BASE}::timestamptz + ${entry.micros ?? 0} * interval '1 microsecond'`,
         updatedAt: new Date(),
-        teamKey: team === null ? null : sql<string>`lower(${team})`,
+        teamKey: user.team === null ? null : sql<string>`lower(${user.team})`,
       })
       .execute();
-    seeded.push({ userId: id, subject, points: entry.points, team });
   }
+  await rebuildRankCounts(db);
   return seeded;
 }
 
 /**
  * The expected rank order, computed independently of the service's SQL: every
- * entry read raw, sorted in JavaScript by points desc, reached_at asc (as
- * microsecond text), user id asc.
+ * all-time entry read raw, sorted in JavaScript by points desc, reached_seq
+ * asc (as a BigInt), user id asc.
  */
 export async function expectedOrder(
   db: Kysely<Database>,
@@ -172,18 +187,16 @@ export async function expectedOrder(
   let query = db
     .selectFrom('leaderboardEntries as e')
     .leftJoin('profiles as p', 'p.userId', 'e.userId')
-    .select([
-      'e.userId',
-      'e.points',
-      'p.favoriteTeam',
-      sql<string>`to_char(e.reached_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')`.as('at'),
-    ]);
+    .select(['e.userId', 'e.points', 'p.favoriteTeam', sql<string>`e.reached_seq::text`.as('seq')])
+    .where('e.board', '=', 'all');
   if (team !== undefined) query = query.where('p.favoriteTeam', 'is not', null);
   const rows = (await query.execute()).filter(
     (row) => team === undefined || row.favoriteTeam!.toLowerCase() === team.toLowerCase(),
   );
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  rows.sort((a, b) => b.points - a.points || cmp(a.at, b.at) || cmp(a.userId, b.userId));
+  const bySeq = (a: string, b: string) =>
+    BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0;
+  rows.sort((a, b) => b.points - a.points || bySeq(a.seq, b.seq) || cmp(a.userId, b.userId));
   return rows.map((row) => ({ userId: row.userId, points: row.points }));
 }
 

@@ -60,6 +60,8 @@ export async function startTestApp(options: {
   database: TestDatabase;
   issuer?: TokenIssuer;
   env?: Record<string, string>;
+  /** The app's clock (which season boards a write credits); the system clock by default. */
+  clock?: () => Date;
 }): Promise<TestApp> {
   const issuer = options.issuer ?? (await startTokenIssuer());
   const config = loadConfig({
@@ -81,7 +83,13 @@ export async function startTestApp(options: {
   });
   const logger = createLogger(config.logLevel, sink);
   const verifier = await createAuthVerifier(config.auth, { dataDir: config.dataDir });
-  const app = createApp({ config, database: options.database, verifier, logger });
+  const app = createApp({
+    config,
+    database: options.database,
+    verifier,
+    logger,
+    ...(options.clock && { clock: options.clock }),
+  });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

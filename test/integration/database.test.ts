@@ -96,7 +96,10 @@ describe(`database layer on ${testDbKind}`, () => {
 
   it('serialises 20 concurrent read-modify-write transactions (no lost update)', async () => {
     const userId = await insertUser();
-    await db.insertInto('leaderboardEntries').values({ userId, points: 0 }).execute();
+    await db
+      .insertInto('leaderboardEntries')
+      .values({ board: 'all', userId, points: 0, reachedSeq: 1 })
+      .execute();
     await Promise.all(
       Array.from({ length: 20 }, () =>
         db.transaction().execute(async (trx) => {

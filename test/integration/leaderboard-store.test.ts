@@ -3,8 +3,10 @@ import { Migrator, sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRankedEntry, leaderboardPage, neighbours } from '../../db/queries/leaderboard.js';
 import { migrateToLatest } from '../../db/migrate.js';
+import { rebuildRankCounts } from '../../db/queries/rank.js';
 import { migrations } from '../../db/migrations/index.js';
 import type { Database } from '../../db/schema.js';
+import { consistencyProblems } from '../helpers/consistency.js';
 import { useTestApp } from '../helpers/test-app.js';
 import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/test-db.js';
 
@@ -25,6 +27,7 @@ async function teamKeyOf(userId: string): Promise<string | null | undefined> {
   const row = await db
     .selectFrom('leaderboardEntries')
     .select('teamKey')
+    .where('board', '=', 'all')
     .where('userId', '=', userId)
     .executeTakeFirst();
   return row === undefined ? undefined : row.teamKey;
@@ -156,25 +159,25 @@ describe('the rank order', () => {
   beforeAll(async () => {
     own = await createTestDatabase();
     odb = own.db;
-    // Points, reached_at offset (µs) and team. Ties on points broken by
-    // reached_at (microseconds apart), ties on both broken by user id.
-    const base = '2026-11-23T10:00:00.000000Z';
-    const specs: Array<{ points: number; micros: number; team: string | null }> = [
-      { points: 300, micros: 5, team: 'a' },
-      { points: 200, micros: 1, team: 'b' },
-      { points: 200, micros: 2, team: 'a' },
-      { points: 200, micros: 2, team: 'a' },
-      { points: 200, micros: 2, team: null },
-      { points: 100, micros: 0, team: 'b' },
-      { points: 0, micros: 0, team: 'a' },
+    // Points, reached_seq and team: ties on points broken by the smaller
+    // sequence number, which falls on both sides of every bucket boundary of
+    // rank_counts (2^8, 2^16, 2^24, 2^32) so each level of the rank sum counts.
+    const specs: Array<{ points: number; seq: bigint; team: string | null }> = [
+      { points: 300, seq: 5n, team: 'a' },
+      { points: 200, seq: 255n, team: 'b' },
+      { points: 200, seq: 256n, team: 'a' },
+      { points: 200, seq: 2n ** 16n + 1n, team: 'a' },
+      { points: 200, seq: 2n ** 24n - 1n, team: null },
+      { points: 200, seq: 2n ** 24n, team: 'a' },
+      { points: 200, seq: 2n ** 32n + 7n, team: 'b' },
+      { points: 200, seq: 2n ** 40n, team: 'a' },
+      { points: 100, seq: 1n, team: 'b' },
+      { points: 0, seq: 3n, team: 'a' },
     ];
     const rows = specs.map((spec) => ({ ...spec, userId: randomUUID() }));
-    // Expected: points desc, micros asc, userId asc.
+    // Expected: points desc, seq asc.
     const sorted = [...rows].sort(
-      (x, y) =>
-        y.points - x.points ||
-        x.micros - y.micros ||
-        (x.userId < y.userId ? -1 : x.userId > y.userId ? 1 : 0),
+      (x, y) => y.points - x.points || (x.seq < y.seq ? -1 : x.seq > y.seq ? 1 : 0),
     );
     order.push(...sorted.map((row) => row.userId));
     for (const row of rows) {
@@ -186,21 +189,24 @@ describe('the rank order', () => {
       await odb
         .insertInto('leaderboardEntries')
         .values({
+          board: 'all',
           userId: row.userId,
           points: row.points,
-          reachedAt: sql<Date>`${base}::timestamptz + ${row.micros} * interval '1 microsecond'`,
+          reachedSeq: row.seq.toString(),
+          reachedAt: new Date(),
           updatedAt: new Date(),
           teamKey: row.team,
         })
         .execute();
     }
+    await rebuildRankCounts(odb);
   });
 
   afterAll(async () => {
     await own?.destroy();
   });
 
-  it('ranks by points, then reached_at to the microsecond, then user id', async () => {
+  it('ranks by points, then reached_seq, across every rank_counts level', async () => {
     for (const [index, userId] of order.entries()) {
       const entry = await findRankedEntry(odb, userId);
       expect(entry?.rank).toBe(index + 1);
@@ -241,5 +247,92 @@ describe('the rank order', () => {
       [order[4], 5],
       [order[5], 6],
     ]);
+  });
+});
+
+describe('the boards migration', () => {
+  let own: TestDatabase;
+  beforeAll(async () => {
+    own = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await own?.destroy();
+  });
+
+  it('numbers existing entries in reached order, fills season boards from the ledger and counts them', async () => {
+    const migrator = new Migrator({
+      db: own.db.withoutPlugins(),
+      provider: { getMigrations: async () => migrations },
+    });
+    expect((await migrator.migrateTo('20261123T1930_user_version')).error).toBeUndefined();
+    const raw = own.db.withoutPlugins() as Kysely<any>;
+    // Three users tied on 125 points, reached in the order c, a, b; one with 100.
+    const spec = [
+      { name: 'a', points: 125, at: '2026-11-10T10:00:00.000002Z', team: 'Ajax' },
+      { name: 'b', points: 125, at: '2026-11-10T10:00:00.000003Z', team: null },
+      { name: 'c', points: 125, at: '2026-11-10T10:00:00.000001Z', team: 'Ajax' },
+      { name: 'd', points: 100, at: '2026-10-30T10:00:00Z', team: null },
+    ];
+    const ids = new Map<string, string>();
+    for (const user of spec) {
+      const id = randomUUID();
+      ids.set(user.name, id);
+      await raw.insertInto('users').values({ id, issuer: 'https://m.test', subject: id }).execute();
+      await raw
+        .insertInto('leaderboard_entries')
+        .values({
+          user_id: id,
+          points: user.points,
+          reached_at: user.at,
+          team_key: user.team?.toLowerCase() ?? null,
+        })
+        .execute();
+      await raw
+        .insertInto('points_ledger')
+        .values({
+          user_id: id,
+          delta: user.points,
+          reason: 'quest_completed',
+          idempotency_key: 'k',
+          balance_after: user.points,
+          created_at: user.at,
+        })
+        .execute();
+    }
+    expect((await migrator.migrateTo('20261123T2000_boards_rank_counts')).error).toBeUndefined();
+
+    const order = await leaderboardPage(own.db, { limit: 10 });
+    expect(order.map((entry) => entry.userId)).toEqual(
+      ['c', 'a', 'b', 'd'].map((name) => ids.get(name)),
+    );
+    for (const entry of order) {
+      expect((await findRankedEntry(own.db, entry.userId))?.rank).toBe(entry.rank);
+    }
+    expect((await findRankedEntry(own.db, ids.get('a')!, { team: 'AJAX' }))?.rank).toBe(2);
+    const boards = await own.db
+      .selectFrom('leaderboardEntries')
+      .select(['board', 'userId', 'points'])
+      .where('userId', '=', ids.get('d')!)
+      .orderBy('board')
+      .execute();
+    expect(boards.map((row) => [row.board, row.points])).toEqual([
+      ['all', 100],
+      ['month:2026-10', 100],
+      ['week:2026-W44', 100],
+    ]);
+    expect((await findRankedEntry(own.db, ids.get('b')!, { board: 'month:2026-11' }))?.rank).toBe(
+      3,
+    );
+    // (The hand-made users break invariants of the service's writes; these are the migration's.)
+    const problems = await consistencyProblems(own.db);
+    expect(problems.filter((problem) => /rank_counts|reached_seq/.test(problem))).toEqual([]);
+
+    // A write after the migration takes a number after every backfilled one.
+    const next = await sql<{
+      seq: string;
+    }>`SELECT nextval('leaderboard_reached_seq')::text AS seq`.execute(own.db);
+    expect(Number(next.rows[0]!.seq)).toBe(13);
+    expect((await migrator.migrateDown()).error).toBeUndefined();
+    expect(await migrateToLatest(own.db)).toContain('20261123T2000_boards_rank_counts');
   });
 });

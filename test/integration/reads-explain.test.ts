@@ -32,8 +32,8 @@ beforeAll(async () => {
   db = database.db;
   await seedForExplain(db, ISSUER);
   const ranked = await sql<{ userId: string; teamKey: string | null }>`
-    SELECT user_id, team_key FROM leaderboard_entries
-    ORDER BY -points, reached_at, user_id`.execute(db);
+    SELECT user_id, team_key FROM leaderboard_entries WHERE board = 'all'
+    ORDER BY -points, reached_seq, user_id`.execute(db);
   const rows = ranked.rows;
   at.top = rows[0]!.userId;
   const middle = rows.slice(rows.length / 2).find((row) => row.teamKey !== null)!;

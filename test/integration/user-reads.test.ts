@@ -113,7 +113,7 @@ describe.each(FACES)(`GET /api/user/points over %s on ${testDbKind}`, (face) => 
     [
       'a leaderboard cursor',
       encodeLeaderboardCursor({
-        position: { points: 1, reachedAt: '2026-01-01T00:00:00.000000Z', userId: randomUUID() },
+        position: { points: 1, seq: '1', userId: randomUUID() },
         rank: 1,
       }),
     ],
@@ -248,7 +248,7 @@ describe('read endpoints — errors in the envelope', () => {
     try {
       const token = await broken.token();
       // A schema the code does not expect: every leaderboard read fails inside PostgreSQL.
-      await sql`ALTER TABLE leaderboard_entries RENAME COLUMN reached_at TO reached`.execute(
+      await sql`ALTER TABLE leaderboard_entries RENAME COLUMN reached_seq TO reached`.execute(
         own.db,
       );
       const response = await broken.request('GET', '/api/leaderboard', { token });

@@ -53,7 +53,7 @@ async function statementsOf(request: () => Promise<{ status: number }>, status: 
 }
 
 describe('statements per request', () => {
-  it('PATCH: one state read and one write; first-time onboarding: + the user insert and the rank', async () => {
+  it('PATCH and first-time onboarding: one state read and one write (+ the user insert for a new identity)', async () => {
     const token = await app.token();
     // First sight of the identity: the users insert, then read + write.
     expect(await statementsOf(() => patch(token, { name: 'Counted' }), 200)).toBe(3);
@@ -61,16 +61,16 @@ describe('statements per request', () => {
     // A write that changes nothing sends only the read.
     expect(await statementsOf(() => patch(token, { location: 'Leeds' }), 200)).toBe(1);
 
-    // First-time onboarding of a known user: read, write (history included), rank.
-    expect(await statementsOf(() => onboard(token, { favoriteTeam: 'Ajax' }), 201)).toBe(3);
+    // First-time onboarding of a known user: read, write (rank and history included).
+    expect(await statementsOf(() => onboard(token, { favoriteTeam: 'Ajax' }), 201)).toBe(2);
     // After onboarding a PATCH that awards a quest is still read + write.
     expect(await statementsOf(() => patch(token, { rivalTeam: 'PSV' }), 200)).toBe(2);
     // A repeat onboarding that changes nothing: read, rank, history.
     expect(await statementsOf(() => onboard(token, {}), 200)).toBe(3);
 
-    // A never-seen identity onboarding: the users insert, read, write, rank.
+    // A never-seen identity onboarding: the users insert, read, write.
     const fresh = await app.token();
-    expect(await statementsOf(() => onboard(fresh, { name: 'Fresh' }), 201)).toBe(4);
+    expect(await statementsOf(() => onboard(fresh, { name: 'Fresh' }), 201)).toBe(3);
   });
 });
 
@@ -89,7 +89,8 @@ describe('optimistic concurrency', () => {
       expectedVersion: state.user.version,
       onboard: false,
       profile: { ...state.profile!, name: 'Lost', handle: 'stale_write' },
-      entry: { points: state.points + 25, favoriteTeam: 'Everton' },
+      boards: [{ board: 'all', before: state.entries.get('all'), points: state.points + 25 }],
+      team: { favoriteTeam: 'Everton', changed: true },
       quests: [
         {
           questId: 'pick_team',
@@ -109,12 +110,13 @@ describe('optimistic concurrency', () => {
         },
       ],
       historyLimit: 20,
+      rank: true,
     });
     expect(result).toEqual({ ok: false, conflict: 'stale' });
     const after = (await readUserState(database.db, userId))!;
     expect(after.profile).toMatchObject({ name: 'Stale', location: 'Moved', handle: null });
     expect(after.points).toBe(state.points);
-    expect(after.entry?.teamKey).toBeNull();
+    expect(after.entries.get('all')).toEqual(state.entries.get('all'));
     expect(after.quests.get('pick_team')?.status).toBe('in_progress');
     expect(await ledgerOf(database.db, userId)).toEqual(ledgerBefore);
   });
@@ -131,10 +133,12 @@ describe('optimistic concurrency', () => {
       expectedVersion: state.user.version,
       onboard: false,
       profile: { ...state.profile!, name: 'Changed', handle: handle.toUpperCase() },
-      entry: undefined,
+      boards: [],
+      team: { favoriteTeam: null, changed: false },
       quests: [],
       credits: [],
       historyLimit: 0,
+      rank: false,
     });
     expect(result).toEqual({ ok: false, conflict: 'handle_taken' });
     const after = (await readUserState(database.db, userId))!;
