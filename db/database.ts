@@ -21,6 +21,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { listenPostgres, type NotificationHandlers, type Unlisten } from './listener.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { Database } from './schema.js';
 
@@ -34,6 +35,11 @@ export interface DatabaseOptions {
   statementTimeoutMs: number;
   /** Told when an idle pooled connection fails (e.g. PostgreSQL restarted). */
   onIdleClientError?: (error: Error) => void;
+  /**
+   * Where `listen` connects (PostgreSQL only); default `databaseUrl`. A
+   * transaction pooler cannot LISTEN, so point this at PostgreSQL directly.
+   */
+  listenUrl?: string | undefined;
 }
 
 export interface DatabaseHandle {
@@ -41,6 +47,12 @@ export interface DatabaseHandle {
   kind: 'postgres' | 'pglite';
   /** Resolves when the database answers `select 1`; rejects otherwise. */
   ping(): Promise<void>;
+  /**
+   * Receives every NOTIFY on `channel`, delivered on commit. PostgreSQL: one
+   * dedicated connection per call (call it once per process). PGlite: the
+   * embedded session's own LISTEN.
+   */
+  listen(channel: string, handlers: NotificationHandlers): Promise<Unlisten>;
   /** Ends the pool or closes PGlite. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -77,7 +89,13 @@ function createPostgres(databaseUrl: string, options: DatabaseOptions): Database
     dialect: new PostgresDialect({ pool }),
     plugins: [new CamelCasePlugin()],
   });
-  return handle(db, 'postgres', async () => {});
+  const listenUrl = options.listenUrl ?? databaseUrl;
+  return handle(
+    db,
+    'postgres',
+    async () => {},
+    (channel, handlers) => listenPostgres(listenUrl, channel, handlers),
+  );
 }
 
 /**
@@ -105,18 +123,26 @@ async function createPGlite(dataDir: string): Promise<DatabaseHandle> {
     dialect: new PGliteDialect({ pglite }),
     plugins: [new CamelCasePlugin()],
   });
-  return handle(db, 'pglite', unlock);
+  // PGlite's listen() runs LISTEN on the one shared session: holding a Kysely
+  // connection meanwhile keeps it out of any transaction in progress.
+  const onSession = <T>(work: () => Promise<T>) => db.connection().execute(work);
+  return handle(db, 'pglite', unlock, async (channel, handlers) => {
+    const unsubscribe = await onSession(() => pglite.listen(channel, handlers.onNotification));
+    return () => (pglite.closed ? Promise.resolve() : onSession(() => unsubscribe()));
+  });
 }
 
 function handle(
   db: Kysely<Database>,
   kind: DatabaseHandle['kind'],
   afterClose: () => Promise<void>,
+  listen: DatabaseHandle['listen'],
 ): DatabaseHandle {
   let closing: Promise<void> | undefined;
   return {
     db,
     kind,
+    listen,
     async ping() {
       await sql`select 1`.execute(db);
     },

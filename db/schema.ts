@@ -13,6 +13,8 @@ export interface Database {
   userQuests: UserQuestsTable;
   handleClaims: HandleClaimsTable;
   handleHistory: HandleHistoryTable;
+  liveEvents: LiveEventsTable;
+  webhookDeliveries: WebhookDeliveriesTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -141,6 +143,30 @@ export interface UserQuestsTable {
   updatedAt: Timestamp;
 }
 
+/** The transactional outbox (db/migrations/20261123T2030_live_events.ts). */
+export interface LiveEventsTable {
+  /** bigint identity: a string on both drivers. */
+  id: ColumnType<string, never, never>;
+  userId: string;
+  type: string;
+  payload: ColumnType<unknown, string, string>;
+  createdAt: Generated<Date>;
+  webhookAttempts: Generated<number>;
+  /** When the next webhook attempt is due; null once delivered or given up. */
+  webhookNextAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export interface WebhookDeliveriesTable {
+  id: ColumnType<string, never, never>;
+  eventId: string;
+  attempt: number;
+  outcome: 'delivered' | 'failed' | 'gave_up';
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  createdAt: Generated<Date>;
+}
+
 /** Who holds or reserves a handle (see migration 20261123T1945). */
 export interface HandleClaimsTable {
   /** The handle's case-insensitive key (src/domain/handles.ts `handleKey`). */
@@ -178,4 +204,6 @@ export type ProfileUpdate = Updateable<ProfilesTable>;
 export type LedgerRow = Selectable<PointsLedgerTable>;
 export type LeaderboardRow = Selectable<LeaderboardEntriesTable>;
 export type UserQuestRow = Selectable<UserQuestsTable>;
+export type LiveEventRow = Selectable<LiveEventsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type HandleHistoryRow = Selectable<HandleHistoryTable>;

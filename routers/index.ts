@@ -1,9 +1,10 @@
 import { mergeRouters } from '../src/trpc/init.js';
 import { leaderboardRouter } from './leaderboard.js';
+import { liveRouter } from './live.js';
 import { userRouter } from './user.js';
 
 /** Every procedure, flat: tRPC paths are `updateUser`, `onboardProfile`, … */
-export const appRouter = mergeRouters(userRouter, leaderboardRouter);
+export const appRouter = mergeRouters(userRouter, leaderboardRouter, liveRouter);
 
 /** The type a TypeScript client imports: `import type { AppRouter } from 'user-profile-service'`. */
 export type AppRouter = typeof appRouter;

@@ -16,6 +16,7 @@ import { corsPolicy, securityHeaders } from './http/security.js';
 import { errorHandler, sendError } from './http/send-error.js';
 import { trpcHandler } from './http/trpc-face.js';
 import { AppError } from './app-error.js';
+import type { Live } from './live/service.js';
 import type { Logger } from './logger.js';
 import { buildOpenApiDocument } from './openapi.js';
 
@@ -26,6 +27,8 @@ export interface AppOptions {
   logger: Logger;
   /** Defaults to the system clock. */
   clock?: () => Date;
+  /** The instance's live streams (createLive); started and stopped by the caller. */
+  live: Live;
 }
 
 /**
@@ -39,6 +42,7 @@ export function createApp({
   database,
   verifier,
   logger,
+  live,
   clock = () => new Date(),
 }: AppOptions): Express {
   const deps: AppDeps = {
@@ -49,6 +53,7 @@ export function createApp({
     userRateLimiter: createRateLimiter(config.rateLimit.perUser),
     userIds: createUserIdResolver(),
     clock,
+    live: { hub: live.hub, boards: live.boards },
   };
   const openApiDocument = buildOpenApiDocument(appRouter, { serverUrl: config.publicUrl ?? '/' });
 

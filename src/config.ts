@@ -21,12 +21,6 @@ export interface Config {
   /** Where to listen: HOST, else all interfaces in production and 127.0.0.1 elsewhere. */
   readonly host: string;
   readonly databaseUrl: string | undefined;
-  /**
-   * A connection that keeps its session (LISTEN, advisory locks held across
-   * statements): DATABASE_DIRECT_URL when DATABASE_URL points at a
-   * transaction-pooling PgBouncer, else DATABASE_URL itself.
-   */
-  readonly databaseDirectUrl: string | undefined;
   readonly dataDir: string;
   readonly database: { readonly poolMax: number; readonly statementTimeoutMs: number };
   readonly auth: AuthConfig;
@@ -41,8 +35,31 @@ export interface Config {
   readonly trustProxy: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   readonly shutdownTimeoutMs: number;
+  /** Live streams and the outbox (docs/LIVE.md). */
+  readonly live: LiveConfig;
+  /** Webhooks for every outbox event; undefined when WEBHOOK_URL is not set. */
+  readonly webhook: WebhookConfig | undefined;
   /** HANDLE_CHANGE_COOLDOWN_DAYS and HANDLE_RESERVE_DAYS (0 turns either off). */
   readonly handles: HandlePolicy;
+}
+
+export interface LiveConfig {
+  /** Where the instance's one LISTEN connection goes (PostgreSQL only); default DATABASE_URL. */
+  readonly listenUrl: string | undefined;
+  readonly maxStreams: number;
+  readonly maxStreamsPerUser: number;
+  /** Events a stream may fall behind before it is dropped. */
+  readonly streamQueue: number;
+  readonly retentionDays: number;
+  readonly retentionPerUser: number;
+}
+
+export interface WebhookConfig {
+  readonly url: string;
+  /** `whsec_<base64>` (Standard Webhooks). */
+  readonly secret: string;
+  /** How long a failing event is retried before it is given up. */
+  readonly retryForSeconds: number;
 }
 
 /** Issuer the development identity provider signs with; the service expects it in dev mode. */
@@ -78,13 +95,6 @@ const envSchema = z.object({
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection string')
       .optional(),
   ),
-  DATABASE_DIRECT_URL: z.preprocess(
-    emptyToUndefined,
-    z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection string')
-      .optional(),
-  ),
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./.data')),
   DATABASE_POOL_MAX: int(10, 1, 200),
   DATABASE_STATEMENT_TIMEOUT_MS: int(5000, 100, 600_000),
@@ -110,9 +120,54 @@ const envSchema = z.object({
     z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   ),
   SHUTDOWN_TIMEOUT_MS: int(10_000, 0, 600_000),
+  DATABASE_LISTEN_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection string')
+      .optional(),
+  ),
+  LIVE_MAX_STREAMS: int(5000, 1, 1_000_000),
+  LIVE_MAX_STREAMS_PER_USER: int(5, 1, 1000),
+  LIVE_STREAM_QUEUE: int(500, 1, 100_000),
+  LIVE_RETENTION_DAYS: int(7, 1, 365),
+  LIVE_RETENTION_PER_USER: int(1000, 1, 1_000_000),
+  WEBHOOK_URL: httpUrl,
+  WEBHOOK_SECRET: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .refine(
+        isWebhookSecret,
+        'must be whsec_ followed by the base64 of 24 to 64 random bytes (Standard Webhooks)',
+      )
+      .optional(),
+  ),
+  WEBHOOK_RETRY_FOR_SECONDS: int(86_400, 1, 30 * 86_400),
   HANDLE_CHANGE_COOLDOWN_DAYS: int(30, 0, 3650),
   HANDLE_RESERVE_DAYS: int(14, 0, 3650),
 });
+
+function isWebhookSecret(value: string): boolean {
+  const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(value);
+  if (!match?.[1]) return false;
+  const bytes = Buffer.from(match[1], 'base64').length;
+  return bytes >= 24 && bytes <= 64;
+}
+
+function webhookConfig(env: Env): WebhookConfig | undefined {
+  if (!env.WEBHOOK_URL && !env.WEBHOOK_SECRET) return undefined;
+  if (!env.WEBHOOK_URL || !env.WEBHOOK_SECRET) {
+    throw new ConfigError(
+      `Set WEBHOOK_URL and WEBHOOK_SECRET together; only ${env.WEBHOOK_URL ? 'WEBHOOK_URL' : 'WEBHOOK_SECRET'} is set.`,
+    );
+  }
+  return Object.freeze({
+    url: env.WEBHOOK_URL,
+    secret: env.WEBHOOK_SECRET,
+    retryForSeconds: env.WEBHOOK_RETRY_FOR_SECONDS,
+  });
+}
 
 type Env = z.infer<typeof envSchema>;
 
@@ -237,7 +292,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST ?? (e.NODE_ENV === 'production' ? '::' : '127.0.0.1'),
     databaseUrl: e.DATABASE_URL,
-    databaseDirectUrl: e.DATABASE_URL && (e.DATABASE_DIRECT_URL ?? e.DATABASE_URL),
     dataDir: path.resolve(e.DATA_DIR),
     database: Object.freeze({
       poolMax: e.DATABASE_POOL_MAX,
@@ -251,6 +305,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    live: Object.freeze({
+      listenUrl: e.DATABASE_LISTEN_URL,
+      maxStreams: e.LIVE_MAX_STREAMS,
+      maxStreamsPerUser: e.LIVE_MAX_STREAMS_PER_USER,
+      streamQueue: e.LIVE_STREAM_QUEUE,
+      retentionDays: e.LIVE_RETENTION_DAYS,
+      retentionPerUser: e.LIVE_RETENTION_PER_USER,
+    }),
+    webhook: webhookConfig(e),
     handles: Object.freeze({
       cooldownDays: e.HANDLE_CHANGE_COOLDOWN_DAYS,
       reserveDays: e.HANDLE_RESERVE_DAYS,

@@ -5,6 +5,7 @@ import { createApp } from './app.js';
 import { createAuthVerifier } from './auth/key-sources.js';
 import { ConfigError, loadConfig } from './config.js';
 import { hardenServer } from './http/client-error.js';
+import { createLive } from './live/service.js';
 import { createLogger } from './logger.js';
 
 /**
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
     poolMax: config.database.poolMax,
     statementTimeoutMs: config.database.statementTimeoutMs,
     onIdleClientError: (err) => logger.warn({ err }, 'database connection lost'),
+    listenUrl: config.live.listenUrl,
   });
   const applied = await migrateToLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
@@ -40,7 +42,9 @@ async function main(): Promise<void> {
     );
   }
 
-  const app = createApp({ config, database, verifier, logger });
+  const live = createLive({ config, database, logger });
+  await live.start();
+  const app = createApp({ config, database, verifier, logger, live });
   const server = app.listen(config.port, config.host);
   hardenServer(server, logger);
   const inFlight = trackResponses(server);
@@ -68,7 +72,11 @@ async function main(): Promise<void> {
       server.closeAllConnections();
     }, config.shutdownTimeoutMs);
     forced.unref();
-    await drain(server, inFlight);
+    // Live streams never finish on their own: end them (clients reconnect
+    // elsewhere with their last event id) so draining can complete.
+    const draining = drain(server, inFlight);
+    await live.stop();
+    await draining;
     await database.close();
     logger.info('stopped');
     process.exit(0);

@@ -6,6 +6,7 @@ import * as m20261123T1930 from './20261123T1930_user_version.js';
 import * as m20261123T1945 from './20261123T1945_handle_claims_history.js';
 import * as m20261123T2000 from './20261123T2000_boards_rank_counts.js';
 import * as m20261123T2015 from './20261123T2015_account_deletion.js';
+import * as m20261123T2030 from './20261123T2030_live_events.js';
 
 /**
  * Every migration, by name, in order. An explicit registry rather than a
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T1945_handle_claims_history': m20261123T1945,
   '20261123T2000_boards_rank_counts': m20261123T2000,
   '20261123T2015_account_deletion': m20261123T2015,
+  '20261123T2030_live_events': m20261123T2030,
 };

@@ -77,29 +77,6 @@ export async function orphanHandleClaims(
 }
 
 /**
- * Removes the user's entries from every board and their counts from
- * rank_counts in one statement, so every other entry's rank stays exact
- * (db/queries/rank.ts). The cells are those rebuildRankCounts fills; a
- * decrement lands on shard 0 (only sums of a cell's shards are read).
- */
-export async function removeBoardEntries(trx: Kysely<Database>, userId: string): Promise<void> {
-  await sql`
-    WITH gone AS (
-      DELETE FROM leaderboard_entries WHERE user_id = ${userId}
-      RETURNING board, team_key, points, reached_seq)
-    INSERT INTO rank_counts AS c (board, team_key, level, points, bucket, shard, n)
-    SELECT g.board, t.team_key, l.level, g.points,
-           CASE WHEN l.level = 0 THEN 0 ELSE g.reached_seq >> (32 - 8 * l.level) END, 0, -count(*)
-    FROM gone g
-    CROSS JOIN LATERAL (VALUES (''), (g.team_key)) AS t(team_key)
-    CROSS JOIN (VALUES (0), (1), (2), (3)) AS l(level)
-    WHERE t.team_key IS NOT NULL
-    GROUP BY 1, 2, 3, 4, 5
-    ON CONFLICT (board, team_key, level, points, bucket, shard)
-    DO UPDATE SET n = c.n + excluded.n`.execute(trx);
-}
-
-/**
  * Deletes the users row; the profile, quest progress, board entries and
  * handle history go with it (ON DELETE CASCADE). Call it last: the ledger
  * and the handle claims must have been moved off the user first.

@@ -128,3 +128,31 @@ export async function rebuildRankCounts(db: Kysely<Database>): Promise<void> {
     GROUP BY 1, 2, 3, 4, 5`.execute(trx);
   });
 }
+
+/**
+ * Deletes every board entry of the user and takes each off its count rows,
+ * in one statement (account deletion: the entries must not just cascade
+ * away, or every rank below them would stay one too high).
+ */
+export async function deleteBoardEntries(db: Kysely<Database>, userId: string): Promise<void> {
+  await sql`
+    WITH gone AS (
+      DELETE FROM leaderboard_entries WHERE user_id = ${userId}
+      RETURNING board, points, reached_seq, team_key
+    )
+    INSERT INTO rank_counts (board, team_key, level, points, bucket, shard, n)
+    SELECT k.board, k.team_key, k.level, k.points, k.bucket,
+           floor(random() * ${SHARDS})::smallint, -count(*)
+    FROM (
+      SELECT g.board, t.team_key, l.level, g.points,
+             CASE WHEN l.level = 0 THEN 0 ELSE g.reached_seq >> (32 - 8 * l.level) END AS bucket
+      FROM gone g
+      CROSS JOIN LATERAL (VALUES (''), (g.team_key)) AS t(team_key)
+      CROSS JOIN (VALUES (0), (1), (2), (3)) AS l(level)
+      WHERE t.team_key IS NOT NULL
+    ) AS k
+    GROUP BY k.board, k.team_key, k.level, k.points, k.bucket
+    ORDER BY k.board, k.team_key, k.level, k.points, k.bucket
+    ON CONFLICT (board, team_key, level, points, bucket, shard)
+      DO UPDATE SET n = rank_counts.n + excluded.n`.execute(db);
+}

@@ -55,6 +55,7 @@ import {
   type UserRow,
 } from '../schema.js';
 import { isDeadlockOrSerialization, isUniqueViolation } from './errors.js';
+import { LIVE_CHANNEL, notificationOf } from './events.js';
 import { countDeltas, rankExpression, SHARDS, type CountDelta } from './rank.js';
 
 /** The board that keeps the balance (db/schema.ts describes board names). */
@@ -187,6 +188,16 @@ export interface UserWritePlan {
   quests: readonly StoredQuest[];
   /** Ledger credits, in the order their balances were computed. */
   credits: readonly LedgerCredit[];
+  /**
+   * Outbox events (docs/LIVE.md), in order, inserted and announced (NOTIFY,
+   * delivered on commit) by this same statement. A `quest_completed`
+   * payload's `quest.completedAt` is set to the statement's clock. With
+   * `announceRanks`, the user's rank moves on the whole board and on their
+   * team's board follow as `rank_changed` events, computed in the statement
+   * from the snapshot it writes over.
+   */
+  events?: readonly { type: string; payload: unknown }[];
+  announceRanks?: boolean;
   /** Also return the newest ledger entries (after the write), up to this many. */
   historyLimit: number;
   /** Also return the all-time rank after the write (the entry must exist after it). */
@@ -454,6 +465,72 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
         WHERE ${handle !== undefined}
         RETURNING id`,
     ],
+    ...liveEvents(plan),
+  ];
+}
+
+/**
+ * The outbox effects: the user's rank moves, the events, their NOTIFY. The
+ * new ranks are the all-time entry as this statement writes it, ranked over
+ * the snapshot the statement reads (db/queries/rank.ts: everyone else as they
+ * were); the previous rank is the stored entry in the same snapshot (null
+ * when the user had none, or was on another team's board).
+ */
+function liveEvents(plan: UserWritePlan): Array<[name: string, statement: RawBuilder<unknown>]> {
+  const events = plan.events ?? [];
+  const team = plan.team.favoriteTeam;
+  const allTime = plan.boards.some((write) => write.board === ALL_TIME_BOARD);
+  const dateText = sql`to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  const at = (alias: string, teamKey: RawBuilder<string> | undefined) =>
+    rankExpression({
+      board: sql<string>`${ALL_TIME_BOARD}::text`,
+      teamKey,
+      points: sql.ref(`${alias}.points`),
+      seq: sql.ref(`${alias}.reached_seq`),
+    });
+  return [
+    [
+      'rank_moves',
+      sql`SELECT m.ord, m.board, m.team, m.rank::bigint AS rank,
+                 m.previous_rank::bigint AS previous_rank
+        FROM guard g
+        JOIN entries n ON n.board = ${ALL_TIME_BOARD}
+        LEFT JOIN leaderboard_entries me ON me.board = ${ALL_TIME_BOARD} AND me.user_id = g.id
+        CROSS JOIN LATERAL (
+          SELECT 0 AS ord, 'global' AS board, NULL::text AS team,
+                 ${at('n', undefined)} AS rank,
+                 CASE WHEN me.user_id IS NOT NULL THEN ${at('me', undefined)} END AS previous_rank
+          UNION ALL
+          SELECT 1, 'team', ${team}::text,
+                 ${at('n', sql<string>`n.team_key`)},
+                 CASE WHEN me.team_key = n.team_key THEN ${at('me', sql<string>`me.team_key`)} END
+          WHERE n.team_key IS NOT NULL
+        ) m
+        WHERE ${plan.announceRanks === true && allTime}
+          AND m.rank IS DISTINCT FROM m.previous_rank`,
+    ],
+    [
+      'events',
+      sql`INSERT INTO live_events (user_id, type, payload)
+        SELECT g.id, e.type,
+          CASE WHEN e.type = 'quest_completed'
+               THEN jsonb_set(e.payload, '{quest,completedAt}', to_jsonb(${dateText}))
+               ELSE e.payload END
+        FROM guard g CROSS JOIN (
+          SELECT p.ord, p.type, p.payload
+          FROM jsonb_to_recordset(${JSON.stringify(
+            events.map((event, ord) => ({ ord, type: event.type, payload: event.payload })),
+          )}::jsonb) AS p(ord integer, type text, payload jsonb)
+          UNION ALL
+          SELECT ${events.length}::integer + r.ord, 'rank_changed',
+            jsonb_build_object('board', r.board, 'team', r.team, 'rank', r.rank,
+                               'previousRank', r.previous_rank)
+          FROM rank_moves r
+        ) e
+        ORDER BY e.ord
+        RETURNING id, user_id, type, payload, created_at`,
+    ],
+    ['notified', notificationOf('events')],
   ];
 }
 
@@ -464,6 +541,7 @@ interface WriteRow extends UserRow {
   olderLedger: LedgerJson[];
   writtenEntries: Array<BoardEntry & { board: string }>;
   rank: string | null;
+  notified: unknown;
 }
 
 /**
@@ -499,7 +577,8 @@ export async function applyUserWrite(
       (SELECT coalesce(json_agg(json_build_object('board', e.board, 'points', e.points,
                 'seq', e.reached_seq::text, 'team_key', e.team_key)), '[]')
          FROM entries e) AS written_entries,
-      ${plan.rank ? allTimeRank() : sql`NULL`} AS rank
+      ${plan.rank ? allTimeRank() : sql`NULL`} AS rank,
+      (SELECT count(*) FROM notified) AS notified
     FROM guard g`;
 
   let row: WriteRow | undefined;
@@ -519,7 +598,16 @@ export async function applyUserWrite(
     throw error;
   }
   if (!row) return { ok: false, conflict: 'stale' };
-  const { writtenAt, writtenProfile, newLedger, olderLedger, writtenEntries, rank, ...user } = row;
+  const {
+    writtenAt,
+    writtenProfile,
+    newLedger,
+    olderLedger,
+    writtenEntries,
+    rank,
+    notified: _notified,
+    ...user
+  } = row;
   return {
     ok: true,
     user,

@@ -4,8 +4,8 @@ import {
   lockUserRow,
   orphanHandleClaims,
   pseudonymiseLedger,
-  removeBoardEntries,
 } from '../../db/queries/accounts.js';
+import { deleteBoardEntries } from '../../db/queries/rank.js';
 import type { Database } from '../../db/schema.js';
 import { UserGoneError } from '../app-error.js';
 import type { HandlePolicy } from '../domain/handles.js';
@@ -14,7 +14,7 @@ import type { HandlePolicy } from '../domain/handles.js';
  * DELETE /api/user: erases the account in one transaction (docs/ACCOUNT.md).
  * The ledger rows move to an anonymous tombstone, the handles stay reserved
  * for nobody, and the users row goes with its profile, quest progress, board
- * entries (their rank counts with them) and handle history. Under the user's row lock: a write of the user
+ * entries and handle history. Under the user's row lock: a write of the user
  * that waited for it finds no user and starts over as a new one
  * (protectedProcedure).
  */
@@ -27,7 +27,8 @@ export function deleteAccount(
     if (!(await lockUserRow(trx, userId))) throw new UserGoneError();
     await pseudonymiseLedger(trx, userId);
     await orphanHandleClaims(trx, userId, handles.reserveDays);
-    await removeBoardEntries(trx, userId);
+    // Explicitly, not by cascade: the entries' rank counts go with them.
+    await deleteBoardEntries(trx, userId);
     return { deletedAt: await deleteUserRow(trx, userId) };
   });
 }

@@ -12,6 +12,7 @@ import {
 } from '../../db/queries/user-write.js';
 import type { Database, LedgerRow, ProfileRow, UserRow } from '../../db/schema.js';
 import { ALL_TIME_BOARD, seasonBoards } from '../domain/boards.js';
+import { eventsOfQuestSync } from '../domain/events.js';
 import { applyProfilePatch, EMPTY_PROFILE, type ProfilePatch } from '../domain/profile.js';
 import {
   planQuestSync,
@@ -238,6 +239,13 @@ function planWrite(
   plan.credits = credits;
   plan.boards = boardWrites(state, options.boards, balance - state.points, plan.team.changed);
   const completedIds = new Set(sync.newlyCompleted.map((quest) => quest.id));
+  const completed = sync.quests.filter((view) => completedIds.has(view.quest.id));
+  // Announced by the same statement: the completions and awards, then the rank moves.
+  plan.events = eventsOfQuestSync({ completed, balanceBefore: state.points }).map((event) => ({
+    type: event.type,
+    payload: event.data,
+  }));
+  plan.announceRanks = credits.length > 0;
   return {
     plan,
     writes:
@@ -250,7 +258,7 @@ function planWrite(
       firstOnboarding,
       questSync: {
         pointsAwarded: balance - state.points,
-        completed: sync.quests.filter((view) => completedIds.has(view.quest.id)),
+        completed,
         quests: sync.quests,
       },
     },

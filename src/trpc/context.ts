@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { TRPCRequestInfo } from '@trpc/server/http';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { UserIdResolver } from '../auth/user-ids.js';
@@ -6,6 +7,8 @@ import type { AuthVerifier } from '../auth/verifier.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.js';
+import type { BoardCache } from '../live/streams.js';
+import type { LiveHub } from '../live/hub.js';
 
 /** Long-lived collaborators every request shares; built once by the app factory. */
 export interface AppDeps {
@@ -17,6 +20,8 @@ export interface AppDeps {
   userIds: UserIdResolver;
   /** The time a write happens at, for choosing season boards; tests pass their own. */
   clock: () => Date;
+  /** The instance's live fan-out and the shared leaderboard reads of its streams. */
+  live: { hub: LiveHub; boards: BoardCache };
 }
 
 /** Per-request context: no I/O happens here; authentication is the protected procedure's job. */
@@ -35,6 +40,8 @@ export interface Context {
   ipRateLimit: RateLimitDecision | undefined;
   /** Sets response headers (e.g. RateLimit-*) on whichever face serves the request. */
   setHeaders(headers: Record<string, string>): void;
+  /** Closes the connection at once (a live stream dropped for being too slow to read). */
+  closeConnection(): void;
 }
 
 /** The context from plain values: what tests and server-side callers use. */
@@ -45,6 +52,7 @@ export function createContextInner(input: {
   logger?: Logger;
   ipRateLimit?: RateLimitDecision;
   setHeaders?: (headers: Record<string, string>) => void;
+  closeConnection?: () => void;
 }): Context {
   return {
     deps: input.deps,
@@ -54,15 +62,30 @@ export function createContextInner(input: {
     response: { created: false },
     ipRateLimit: input.ipRateLimit,
     setHeaders: input.setHeaders ?? (() => {}),
+    closeConnection: input.closeConnection ?? (() => {}),
   };
+}
+
+/**
+ * The bearer credentials of a request: the Authorization header, or for a
+ * subscription only, the `token` connection parameter (a browser's
+ * EventSource cannot set headers, so httpSubscriptionLink's connectionParams
+ * put it in the URL; the request log never records query strings).
+ */
+function authorizationOf(req: Request, info: TRPCRequestInfo | undefined): string | undefined {
+  if (req.headers.authorization !== undefined) return req.headers.authorization;
+  const isSubscription = info?.calls[0]?.procedure?._def.type === 'subscription';
+  const token = info?.connectionParams?.token;
+  return isSubscription && typeof token === 'string' ? `Bearer ${token}` : undefined;
 }
 
 /** The adapter-facing factory: reads only what it needs from the Express request. */
 export function contextFactory(deps: AppDeps) {
-  return ({ req, res }: { req: Request; res: Response }): Context =>
+  return ({ req, res, info }: { req: Request; res: Response; info?: TRPCRequestInfo }): Context =>
     createContextInner({
       deps,
-      authorization: req.headers.authorization,
+      authorization: authorizationOf(req, info),
+      closeConnection: () => res.destroy(),
       requestId: req.requestId,
       logger: req.log,
       ipRateLimit: res.locals.ipRateLimit as RateLimitDecision | undefined,

@@ -7,6 +7,9 @@ import type { Context } from './context.js';
 import { AppError, UserGoneError } from '../app-error.js';
 import { ERROR_TABLE, toAppError, toTRPCError } from '../error-mapping.js';
 
+/** How often an open live stream sends a heartbeat (an SSE `ping` event). */
+export const SSE_PING_MS = 15_000;
+
 /**
  * The one tRPC instance. Errors reach clients as the standard tRPC shape with
  * the contract code in `data.errorCode` (and `data.issues` for validation);
@@ -16,6 +19,12 @@ const t = initTRPC
   .context<Context>()
   .meta<OpenApiMeta>()
   .create({
+    // Live subscriptions (Server-Sent Events): a ping every 15 s keeps idle
+    // streams open through proxies; a client that hears nothing for 40 s reconnects.
+    sse: {
+      ping: { enabled: true, intervalMs: SSE_PING_MS },
+      client: { reconnectAfterInactivityMs: 40_000 },
+    },
     errorFormatter({ shape, error }) {
       const appError = toAppError(error);
       return {

@@ -10,6 +10,8 @@ import { createApp } from '../../src/app.js';
 import { createAuthVerifier } from '../../src/auth/key-sources.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { hardenServer } from '../../src/http/client-error.js';
+import { createLive, type Live } from '../../src/live/service.js';
+import type { WebhookWorkerOptions } from '../../src/live/webhooks.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestDatabase, type TestDatabase } from './test-db.js';
 import { assertResponseConforms } from './openapi-conformance.js';
@@ -36,6 +38,8 @@ export interface TestApp {
   config: Config;
   db: Kysely<Database>;
   issuer: TokenIssuer;
+  /** The app's live streams, outbox retention and webhook worker. */
+  live: Live;
   /** Every JSON log line the app wrote. */
   logs: string[];
   /** A token for `subject` from the test identity provider. */
@@ -62,6 +66,7 @@ export async function startTestApp(options: {
   env?: Record<string, string>;
   /** The app's clock (which season boards a write credits); the system clock by default. */
   clock?: () => Date;
+  webhookOptions?: WebhookWorkerOptions;
 }): Promise<TestApp> {
   const issuer = options.issuer ?? (await startTokenIssuer());
   const config = loadConfig({
@@ -83,11 +88,19 @@ export async function startTestApp(options: {
   });
   const logger = createLogger(config.logLevel, sink);
   const verifier = await createAuthVerifier(config.auth, { dataDir: config.dataDir });
+  const live = createLive({
+    config,
+    database: options.database,
+    logger,
+    webhookOptions: options.webhookOptions,
+  });
+  await live.start();
   const app = createApp({
     config,
     database: options.database,
     verifier,
     logger,
+    live,
     ...(options.clock && { clock: options.clock }),
   });
   const server: Server = await new Promise((resolve) => {
@@ -101,6 +114,7 @@ export async function startTestApp(options: {
     config,
     db: options.database.db,
     issuer,
+    live,
     logs,
     token: (subject = uniqueSubject()) => issuer.sign(subject),
     async request(method, path, opts = {}) {
@@ -140,6 +154,7 @@ export async function startTestApp(options: {
       });
     },
     async close() {
+      await live.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       if (!options.issuer) await issuer.stop();

@@ -233,9 +233,19 @@ describe.each(FACES)(`DELETE /api/user over %s on ${testDbKind}`, (face) => {
         ok: true;
         data: { entries: unknown[] };
       };
-    expect((await board()).data.entries).toHaveLength(1);
+    // A second fan behind the first: rank 2, and rank 1 once the first is gone.
+    const second = await app.token();
+    await write()('onboardProfile', second, { favoriteTeam: team });
+    const rankOf = async () => {
+      const me = await reader(app, face)('leaderboardAroundMe', second, { team });
+      return me.ok ? me.data.entry.rank : undefined;
+    };
+    expect((await board()).data.entries).toHaveLength(2);
+    expect(await rankOf()).toBe(2);
     await write()('deleteAccount', token);
-    expect((await board()).data.entries).toHaveLength(0);
+    expect((await board()).data.entries).toHaveLength(1);
+    expect(await rankOf()).toBe(1);
+    expect(await consistencyProblems(app.db)).toEqual([]);
 
     await app.db
       .updateTable('handleClaims')

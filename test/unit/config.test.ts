@@ -11,16 +11,6 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
-  it('uses DATABASE_DIRECT_URL for session work, else DATABASE_URL', () => {
-    const pooled = 'postgres://app@pgbouncer:6432/profiles';
-    const direct = 'postgres://app@db:5432/profiles';
-    expect(loadConfig({ DATABASE_URL: pooled }).databaseDirectUrl).toBe(pooled);
-    expect(
-      loadConfig({ DATABASE_URL: pooled, DATABASE_DIRECT_URL: direct }).databaseDirectUrl,
-    ).toBe(direct);
-    expect(loadConfig({ DATABASE_DIRECT_URL: direct }).databaseDirectUrl).toBeUndefined();
-  });
-
   it('takes PUBLIC_URL as an http(s) URL without a trailing slash', () => {
     expect(loadConfig({}).publicUrl).toBeUndefined();
     expect(loadConfig({ PUBLIC_URL: 'https://api.fans.example/' }).publicUrl).toBe(
@@ -51,7 +41,6 @@ describe('loadConfig', () => {
     [{ PORT: 'eighty' }, /PORT/],
     [{ PORT: '70000' }, /PORT/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
-    [{ DATABASE_DIRECT_URL: 'redis://x' }, /DATABASE_DIRECT_URL/],
     [{ RATE_LIMIT_PER_USER: '-1' }, /RATE_LIMIT_PER_USER/],
     [{ NODE_ENV: 'staging' }, /NODE_ENV/],
     [{ AUTH_ISSUER: 'x', AUTH_HS256_SECRET: 'short' }, /AUTH_HS256_SECRET/],

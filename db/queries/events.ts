@@ -1,0 +1,282 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Database } from '../schema.js';
+
+/**
+ * The NOTIFY channel of the outbox. A write's notification is sent by the
+ * statement that inserts its events, so PostgreSQL delivers it on commit only
+ * (and never for a write that rolled back).
+ */
+export const LIVE_CHANNEL = 'live_events';
+
+/**
+ * NOTIFY payloads must stay under 8000 bytes. A write whose events fit (every
+ * write today: at most a dozen small events) carries them in full, so no
+ * instance reads the outbox to fan them out; a bigger one carries only the id
+ * range, and listeners read those events from the outbox.
+ */
+const NOTIFY_FULL_LIMIT = 7900;
+
+/** An event as the outbox stores it; `payload` is the type's data. */
+export interface OutboxEvent {
+  id: string;
+  userId: string;
+  type: string;
+  payload: unknown;
+  createdAt: Date;
+}
+
+/** What a notification on LIVE_CHANNEL carries (JSON). */
+export type OutboxNotification =
+  | {
+      u: string;
+      e: { id: string; type: string; payload: unknown; at: string }[];
+    }
+  | { u: string; from: string; to: string };
+
+/**
+ * The NOTIFY of one write's events: a SELECT over `source`, a CTE (or table)
+ * of inserted live_events rows of one user. One notification per write,
+ * none when `source` is empty. Reference it from the statement's final
+ * SELECT: a plain SELECT CTE that nothing reads is never run.
+ */
+export function notificationOf(source: string): RawBuilder<unknown> {
+  const rows = sql.id(source);
+  return sql`SELECT pg_notify(${LIVE_CHANNEL},
+      CASE WHEN octet_length(m.whole) <= ${NOTIFY_FULL_LIMIT} THEN m.whole ELSE m.ids END)
+    FROM (
+      SELECT json_build_object(
+          'u', min(r.user_id::text),
+          'e', json_agg(json_build_object(
+            'id', r.id::text, 'type', r.type, 'payload', r.payload, 'at', r.created_at) ORDER BY r.id)
+        )::text AS whole,
+        json_build_object(
+          'u', min(r.user_id::text), 'from', min(r.id)::text, 'to', max(r.id)::text)::text AS ids
+      FROM ${rows} r
+      HAVING count(*) > 0
+    ) m`;
+}
+
+/**
+ * The statement that appends one user's events to the outbox and notifies
+ * listeners, for writes outside the user write statement (tools, tests).
+ */
+export function appendEvents(
+  userId: string,
+  events: readonly { type: string; payload: unknown }[],
+): RawBuilder<{ notified: string }> {
+  const rows = JSON.stringify(
+    events.map((event, ord) => ({ ord, type: event.type, payload: event.payload })),
+  );
+  return sql<{ notified: string }>`WITH inserted AS (
+      INSERT INTO live_events (user_id, type, payload)
+      SELECT ${userId}::uuid, e.type, e.payload
+      FROM jsonb_to_recordset(${rows}::jsonb) AS e(ord integer, type text, payload jsonb)
+      ORDER BY e.ord
+      RETURNING id, user_id, type, payload, created_at
+    ),
+    notified AS (${notificationOf('inserted')})
+    SELECT count(*) AS notified FROM notified`;
+}
+
+/** Runs `appendEvents`; nothing happens for an empty list. */
+export async function recordEvents(
+  trx: Kysely<Database>,
+  userId: string,
+  events: readonly { type: string; payload: unknown }[],
+): Promise<void> {
+  if (events.length === 0) return;
+  await appendEvents(userId, events).execute(trx);
+}
+
+const outboxColumns = ['id', 'userId', 'type', 'payload', 'createdAt'] as const;
+
+/** The user's events after `afterId` (exclusive), oldest first, at most `limit`. */
+export function eventsAfter(
+  db: Kysely<Database>,
+  userId: string,
+  afterId: string,
+  limit: number,
+): Promise<OutboxEvent[]> {
+  return db
+    .selectFrom('liveEvents')
+    .select(outboxColumns)
+    .where('userId', '=', userId)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** The user's events with ids from `from` to `to` (inclusive), oldest first. */
+export function eventsBetween(
+  db: Kysely<Database>,
+  userId: string,
+  from: string,
+  to: string,
+): Promise<OutboxEvent[]> {
+  return db
+    .selectFrom('liveEvents')
+    .select(outboxColumns)
+    .where('userId', '=', userId)
+    .where('id', '>=', from)
+    .where('id', '<=', to)
+    .orderBy('id')
+    .execute();
+}
+
+/** Whether the outbox still holds event `id` of this user (not pruned, not someone else's). */
+export async function hasEvent(db: Kysely<Database>, userId: string, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('liveEvents')
+    .select('id')
+    .where('userId', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Arbitrary, fixed: the transaction-level advisory lock that keeps pruning to one instance at a time. */
+const PRUNE_LOCK_KEY = 7_412_001;
+
+/**
+ * Applies the retention: deletes events older than `maxAgeSeconds`, then, for
+ * every user with an event since `touchedSince`, all but their newest
+ * `keepPerUser`. One transaction under a transaction-level advisory lock, so
+ * instances running this at once do the work once (the others return null);
+ * a transaction lock, unlike a session lock, is safe behind a transaction pooler.
+ * Returns how many events were deleted.
+ */
+export function pruneEvents(
+  db: Kysely<Database>,
+  options: { maxAgeSeconds: number; keepPerUser: number; touchedSince: Date },
+): Promise<number | null> {
+  return db.transaction().execute(async (trx) => {
+    const { rows } = await sql<{
+      locked: boolean;
+    }>`select pg_try_advisory_xact_lock(${PRUNE_LOCK_KEY}) as locked`.execute(trx);
+    if (!rows[0]?.locked) return null;
+    const old = await trx
+      .deleteFrom('liveEvents')
+      .where('createdAt', '<', sql<Date>`now() - make_interval(secs => ${options.maxAgeSeconds})`)
+      .executeTakeFirst();
+    const touched = trx
+      .selectFrom('liveEvents')
+      .select('userId')
+      .distinct()
+      .where('createdAt', '>=', options.touchedSince);
+    const excess = await trx
+      .deleteFrom('liveEvents as e')
+      .where((eb) =>
+        eb(
+          'e.id',
+          '<=',
+          eb
+            .selectFrom('liveEvents as k')
+            .select('k.id')
+            .whereRef('k.userId', '=', 'e.userId')
+            .orderBy('k.id', 'desc')
+            .offset(options.keepPerUser)
+            .limit(1),
+        ),
+      )
+      .where('e.userId', 'in', touched)
+      .executeTakeFirst();
+    return Number(old.numDeletedRows) + Number(excess.numDeletedRows);
+  });
+}
+
+/** An event claimed for a webhook attempt. */
+export interface ClaimedEvent extends OutboxEvent {
+  /** This attempt's number, from 1. */
+  attempt: number;
+}
+
+/**
+ * Claims up to `limit` events for webhook delivery: each is the oldest pending
+ * event of its user (so one user's events go out in order, one at a time),
+ * due now, and not claimed by another worker. A claim is a lease: the event's
+ * next attempt moves `leaseSeconds` ahead, so should this worker die, another
+ * retries it then. `FOR UPDATE SKIP LOCKED` lets workers on several instances
+ * claim at once without ever claiming the same event.
+ */
+export async function claimWebhookEvents(
+  db: Kysely<Database>,
+  options: { limit: number; leaseSeconds: number },
+): Promise<ClaimedEvent[]> {
+  const rows = await db
+    .updateTable('liveEvents')
+    .set((eb) => ({
+      webhookNextAt: sql<Date>`now() + make_interval(secs => ${options.leaseSeconds})`,
+      webhookAttempts: eb('webhookAttempts', '+', 1),
+    }))
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('liveEvents as e')
+        .select('e.id')
+        .where('e.webhookNextAt', 'is not', null)
+        .where('e.webhookNextAt', '<=', sql<Date>`now()`)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('liveEvents as p')
+                .select(sql`1`.as('one'))
+                .whereRef('p.userId', '=', 'e.userId')
+                .where('p.webhookNextAt', 'is not', null)
+                .whereRef('p.id', '<', 'e.id'),
+            ),
+          ),
+        )
+        .orderBy('e.id')
+        .limit(options.limit)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .returning([...outboxColumns, 'webhookAttempts'])
+    .execute();
+  return rows
+    .map(({ webhookAttempts, ...event }) => ({ ...event, attempt: webhookAttempts }))
+    .sort((a, b) => compareIds(a.id, b.id));
+}
+
+/**
+ * Records one webhook attempt in the delivery log and reschedules the event:
+ * `retryInSeconds` null means done (delivered or given up).
+ */
+export async function recordWebhookAttempt(
+  db: Kysely<Database>,
+  attempt: {
+    eventId: string;
+    attempt: number;
+    outcome: 'delivered' | 'failed' | 'gave_up';
+    statusCode: number | null;
+    error: string | null;
+    durationMs: number;
+    retryInSeconds: number | null;
+  },
+): Promise<void> {
+  await db
+    .with('logged', (qc) =>
+      qc.insertInto('webhookDeliveries').values({
+        eventId: attempt.eventId,
+        attempt: attempt.attempt,
+        outcome: attempt.outcome,
+        statusCode: attempt.statusCode,
+        error: attempt.error,
+        durationMs: attempt.durationMs,
+      }),
+    )
+    .updateTable('liveEvents')
+    .set({
+      webhookNextAt:
+        attempt.retryInSeconds === null
+          ? null
+          : sql<Date>`now() + make_interval(secs => ${attempt.retryInSeconds})`,
+    })
+    .where('id', '=', attempt.eventId)
+    .execute();
+}
+
+/** Orders decimal id strings numerically (bigint ids arrive as text). */
+export function compareIds(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}

@@ -1,0 +1,271 @@
+import type { DatabaseHandle } from '../../db/database.js';
+import {
+  compareIds,
+  eventsBetween,
+  LIVE_CHANNEL,
+  type OutboxEvent,
+  type OutboxNotification,
+} from '../../db/queries/events.js';
+import type { Unlisten } from '../../db/listener.js';
+import { AppError } from '../app-error.js';
+import type { Logger } from '../logger.js';
+
+export interface HubLimits {
+  /** Open streams per instance (LIVE_MAX_STREAMS). */
+  maxStreams: number;
+  /** Open streams per user per instance (LIVE_MAX_STREAMS_PER_USER). */
+  maxStreamsPerUser: number;
+  /** Events waiting for one slow stream before it is dropped (LIVE_STREAM_QUEUE). */
+  maxQueue: number;
+}
+
+/**
+ * Ends a stream whose client is gone (or is being cut off): tRPC ends such a
+ * stream quietly instead of trying to send an error nobody can read.
+ */
+export function abortReason(message: string): Error {
+  return new DOMException(message, 'AbortError');
+}
+
+/**
+ * One open stream's inbox. Events are pushed by the hub in per-user commit
+ * order; the stream's reader takes them with `next()`. The queue is bounded:
+ * a reader that falls `maxQueue` events behind is dropped (its queue freed,
+ * its connection closed), never buffered without bound.
+ */
+export class StreamInbox {
+  readonly #queue: OutboxEvent[] = [];
+  #waiter: (() => void) | undefined;
+  #ended: Error | undefined;
+  /** The newest id queued or delivered: older ones are duplicates (replay overlap). */
+  #lastId: string | undefined;
+
+  constructor(
+    readonly userId: string,
+    readonly kind: 'user' | 'board',
+    private readonly maxQueue: number,
+    private readonly onClose: (inbox: StreamInbox) => void,
+    /** Told when the inbox is dropped for being slow, so the connection can be closed. */
+    readonly onDropped: () => void,
+  ) {}
+
+  /** Marks `id` as delivered (replayed from the outbox): live copies of it are skipped. */
+  delivered(id: string): void {
+    if (this.#lastId === undefined || compareIds(id, this.#lastId) > 0) this.#lastId = id;
+  }
+
+  push(event: OutboxEvent): void {
+    if (this.#ended) return;
+    if (this.#lastId !== undefined && compareIds(event.id, this.#lastId) <= 0) return;
+    if (this.#queue.length >= this.maxQueue) {
+      // Its socket is full, so no error message could reach it: cut it off;
+      // the client reconnects with its last event id.
+      this.end(abortReason(`The stream fell ${this.maxQueue} events behind and was dropped`));
+      this.onDropped();
+      return;
+    }
+    this.#lastId = event.id;
+    this.#queue.push(event);
+    this.#wake();
+  }
+
+  /** Wakes the reader without an event (a board stream's "something changed"). */
+  poke(): void {
+    this.#wake();
+  }
+
+  /** Ends the stream: the reader's next `next()` throws `reason`. */
+  end(reason: Error): void {
+    if (this.#ended) return;
+    this.#ended = reason;
+    this.#queue.length = 0;
+    this.close();
+    this.#wake();
+  }
+
+  /** The next event, or undefined when poked or when `wakeAt` (epoch ms) passes. */
+  async next(wakeAt?: number): Promise<OutboxEvent | undefined> {
+    if (this.#ended) throw this.#ended;
+    const queued = this.#queue.shift();
+    if (queued) return queued;
+    await new Promise<void>((resolve) => {
+      const timer =
+        wakeAt === undefined ? undefined : setTimeout(resolve, Math.max(0, wakeAt - Date.now()));
+      this.#waiter = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.#waiter = undefined;
+    if (this.#ended) throw this.#ended;
+    return this.#queue.shift();
+  }
+
+  /** Unregisters the inbox from the hub. Safe to call more than once. */
+  close(): void {
+    this.onClose(this);
+  }
+
+  #wake(): void {
+    this.#waiter?.();
+  }
+}
+
+/**
+ * The instance's fan-out. ONE listening connection per instance receives
+ * every committed write's notification (LISTEN/NOTIFY on PostgreSQL, the
+ * embedded session's own on PGlite) and hands each event to the open streams
+ * of its user. The outbox is the source for replay; the hub only carries what
+ * commits from now on.
+ */
+export class LiveHub {
+  readonly #byUser = new Map<string, Set<StreamInbox>>();
+  readonly #boards = new Set<StreamInbox>();
+  readonly #eventListeners = new Set<(userId: string, events: OutboxEvent[]) => void>();
+  #open = 0;
+  #unlisten: Unlisten | undefined;
+  #closed = false;
+  /** Notifications are handled one at a time, in the order they arrived. */
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly database: DatabaseHandle,
+    private readonly limits: HubLimits,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Opens the listening connection. */
+  async start(): Promise<void> {
+    this.#unlisten = await this.database.listen(LIVE_CHANNEL, {
+      onNotification: (payload) => {
+        this.#chain = this.#chain.then(() => this.#dispatch(payload));
+      },
+      onReconnect: () => {
+        this.logger.warn('live: listening connection restored; open streams catch up');
+        // Notifications sent meanwhile are lost: every open stream ends with a
+        // retryable error and its client resumes from its last event id.
+        this.#endAll(
+          new AppError(
+            'UNAVAILABLE',
+            'The live connection was interrupted; resume with lastEventId',
+            {
+              retryAfterSeconds: 1,
+            },
+          ),
+        );
+      },
+      onError: (err) => this.logger.warn({ err }, 'live: listening connection lost'),
+    });
+  }
+
+  /** Open streams on this instance. */
+  get openStreams(): number {
+    return this.#open;
+  }
+
+  /**
+   * Registers a stream of `userId` (kind `user`: their events; `board`: poked
+   * on every event). Throws RATE_LIMITED over the per-user limit and
+   * UNAVAILABLE over the instance's limit or while shutting down (a client
+   * retries those elsewhere).
+   */
+  open(userId: string, kind: 'user' | 'board', onDropped: () => void): StreamInbox {
+    if (this.#closed) {
+      throw new AppError('UNAVAILABLE', 'The server is shutting down; reconnect', {
+        retryAfterSeconds: 1,
+      });
+    }
+    if (this.#open >= this.limits.maxStreams) {
+      throw new AppError(
+        'UNAVAILABLE',
+        `This instance holds its limit of ${this.limits.maxStreams} streams; retry shortly`,
+        { retryAfterSeconds: 5 },
+      );
+    }
+    const mine = this.#byUser.get(userId) ?? new Set<StreamInbox>();
+    if (mine.size >= this.limits.maxStreamsPerUser) {
+      throw new AppError(
+        'RATE_LIMITED',
+        `At most ${this.limits.maxStreamsPerUser} open streams per user; close one first`,
+        { retryAfterSeconds: 5 },
+      );
+    }
+    let registered = true;
+    const inbox = new StreamInbox(
+      userId,
+      kind,
+      this.limits.maxQueue,
+      (closing) => {
+        if (!registered) return;
+        registered = false;
+        this.#open -= 1;
+        const set = this.#byUser.get(userId);
+        set?.delete(closing);
+        if (set?.size === 0) this.#byUser.delete(userId);
+        this.#boards.delete(closing);
+      },
+      () => {
+        this.logger.warn({ userId, queued: this.limits.maxQueue }, 'live: slow stream dropped');
+        onDropped();
+      },
+    );
+    mine.add(inbox);
+    this.#byUser.set(userId, mine);
+    if (kind === 'board') this.#boards.add(inbox);
+    this.#open += 1;
+    return inbox;
+  }
+
+  /** Told about every committed event (the webhook worker's wake-up). */
+  onEvents(listener: (userId: string, events: OutboxEvent[]) => void): () => void {
+    this.#eventListeners.add(listener);
+    return () => this.#eventListeners.delete(listener);
+  }
+
+  /** Ends every stream with a retryable error (clients reconnect elsewhere) and stops listening. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#endAll(
+      new AppError('UNAVAILABLE', 'The server is shutting down; reconnect with lastEventId', {
+        retryAfterSeconds: 1,
+      }),
+    );
+    await this.#unlisten?.();
+  }
+
+  #endAll(reason: Error): void {
+    for (const set of [...this.#byUser.values()]) {
+      for (const inbox of [...set]) inbox.end(reason);
+    }
+  }
+
+  async #dispatch(payload: string): Promise<void> {
+    let events: OutboxEvent[];
+    let userId: string;
+    try {
+      const message = JSON.parse(payload) as OutboxNotification;
+      userId = message.u;
+      events =
+        'e' in message
+          ? message.e.map((e) => ({
+              id: e.id,
+              userId: message.u,
+              type: e.type,
+              payload: e.payload,
+              createdAt: new Date(e.at),
+            }))
+          : this.#byUser.has(message.u)
+            ? await eventsBetween(this.database.db, message.u, message.from, message.to)
+            : [];
+    } catch (err) {
+      this.logger.error({ err }, 'live: a notification could not be handled');
+      return;
+    }
+    for (const inbox of this.#byUser.get(userId) ?? []) {
+      if (inbox.kind === 'user') for (const event of events) inbox.push(event);
+    }
+    for (const listener of this.#eventListeners) listener(userId, events);
+    for (const board of this.#boards) board.poke();
+  }
+}

@@ -1,0 +1,86 @@
+import type { DatabaseHandle } from '../../db/database.js';
+import { pruneEvents } from '../../db/queries/events.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { LiveHub } from './hub.js';
+import { BoardCache } from './streams.js';
+import { WebhookWorker, type WebhookWorkerOptions } from './webhooks.js';
+
+/** How often the outbox retention runs (any instance; one at a time). */
+const PRUNE_EVERY_MS = 10 * 60_000;
+
+/** The live parts of one instance: fan-out, board reads, outbox retention, webhooks. */
+export interface Live {
+  hub: LiveHub;
+  boards: BoardCache;
+  /** Set when WEBHOOK_URL is configured. */
+  webhooks: WebhookWorker | undefined;
+  /** Opens the listening connection; starts the retention job and the webhook worker. */
+  start(): Promise<void>;
+  /** Ends every stream (clients reconnect elsewhere), stops the jobs, stops listening. */
+  stop(): Promise<void>;
+  /** Applies the retention once (the job runs this every 10 minutes). */
+  prune(): Promise<number | null>;
+}
+
+export function createLive(options: {
+  config: Config;
+  database: DatabaseHandle;
+  logger: Logger;
+  webhookOptions?: WebhookWorkerOptions;
+}): Live {
+  const { config, database, logger } = options;
+  const hub = new LiveHub(
+    database,
+    {
+      maxStreams: config.live.maxStreams,
+      maxStreamsPerUser: config.live.maxStreamsPerUser,
+      maxQueue: config.live.streamQueue,
+    },
+    logger,
+  );
+  const boards = new BoardCache(database.db);
+  hub.onEvents(() => boards.changed());
+  const webhooks =
+    config.webhook &&
+    new WebhookWorker(database.db, config.webhook, logger, options.webhookOptions);
+  if (webhooks) hub.onEvents(() => webhooks.wake());
+
+  let pruneTimer: NodeJS.Timeout | undefined;
+  // The count rule looks at users with events since the previous run; the
+  // first run looks at every retained event.
+  let touchedSince = new Date(Date.now() - config.live.retentionDays * 86_400_000);
+  const prune = async () => {
+    const startedAt = new Date(Date.now() - 60_000);
+    const deleted = await pruneEvents(database.db, {
+      maxAgeSeconds: config.live.retentionDays * 86_400,
+      keepPerUser: config.live.retentionPerUser,
+      touchedSince,
+    });
+    if (deleted !== null) touchedSince = startedAt;
+    return deleted;
+  };
+
+  return {
+    hub,
+    boards,
+    webhooks,
+    prune,
+    async start() {
+      await hub.start();
+      webhooks?.start();
+      pruneTimer = setInterval(() => {
+        prune().then(
+          (deleted) => deleted && logger.info({ deleted }, 'live: outbox retention applied'),
+          (err: unknown) => logger.warn({ err }, 'live: outbox retention failed'),
+        );
+      }, PRUNE_EVERY_MS);
+      pruneTimer.unref();
+    },
+    async stop() {
+      clearInterval(pruneTimer);
+      await hub.close();
+      await webhooks?.stop();
+    },
+  };
+}

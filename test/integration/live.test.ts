@@ -1,0 +1,405 @@
+import { readFile } from 'node:fs/promises';
+import { EventSource } from 'eventsource';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TRPCClientError } from '@trpc/client';
+import { LiveEventSchema } from '../../routers/live-schemas.js';
+import { watchMyEvents } from '../clients/live-client.example.js';
+import { Collector, dataEvents, liveClient, openSse } from '../helpers/live.js';
+import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../helpers/test-app.js';
+
+/**
+ * Live subscriptions over real HTTP (Server-Sent Events), with the typed tRPC
+ * client's httpSubscriptionLink and with a plain fetch reader, on the test
+ * database (PGlite or PostgreSQL).
+ */
+const { app, database } = useTestApp();
+const extraApps: TestApp[] = [];
+afterAll(async () => {
+  for (const extra of extraApps) await extra.close();
+});
+
+const subscribed = (collector: Collector<unknown>) =>
+  collector.until(() => collector.states.includes('pending'), 5_000, 'subscription started');
+
+async function newUser(prefix = 'live') {
+  const subject = uniqueSubject(prefix);
+  const token = await app.token(subject);
+  return { subject, token };
+}
+
+async function onboard(token: string, body: Record<string, unknown>) {
+  const response = await app.request('POST', '/api/user/profile', { token, body });
+  expect(response.status).toBeLessThan(300);
+  return response.body.data;
+}
+
+describe('myEvents', () => {
+  it('an award reaches a typed subscriber (connection params) within a second', async () => {
+    const { token } = await newUser();
+    const client = liveClient(app.url, token, 'connectionParams');
+    const events = new Collector<any>();
+    const subscription = client.myEvents.subscribe(undefined, events);
+    try {
+      await subscribed(events);
+      await onboard(token, { handle: uniqueSubject('h').slice(0, 30).replace(/-/g, '_') });
+      const committed = performance.now();
+      // welcome + claim_handle: a completion and an award each, then the rank.
+      await events.until(() => events.items.length >= 5, 1_000, 'five events within a second');
+      expect(performance.now() - committed).toBeLessThan(1_000);
+      const types = events.items.map((item) => item.data.type);
+      expect(types).toEqual([
+        'quest_completed',
+        'points_awarded',
+        'quest_completed',
+        'points_awarded',
+        'rank_changed',
+      ]);
+      const [welcome, welcomePoints, , handlePoints, rank] = events.items.map((item) => item.data);
+      expect(welcome.data.quest).toMatchObject({ id: 'welcome', status: 'completed', points: 100 });
+      expect(welcomePoints.data).toEqual({ delta: 100, balance: 100, questId: 'welcome' });
+      expect(handlePoints.data).toEqual({ delta: 25, balance: 125, questId: 'claim_handle' });
+      expect(rank.data).toMatchObject({ board: 'global', team: null, previousRank: null });
+      expect(rank.data.rank).toBeGreaterThanOrEqual(1);
+      // Tracked: the SSE id is the outbox id, increasing.
+      const ids = events.items.map((item) => BigInt(item.id!));
+      expect(ids).toEqual([...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+      expect(events.items.map((item) => item.id)).toEqual(events.items.map((i) => i.data.id));
+      for (const item of events.items) LiveEventSchema.parse(item.data);
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+
+  it('a plain reader with the Authorization header gets the same events as text/event-stream', async () => {
+    const { token } = await newUser();
+    const reader = await openSse(`${app.url}/trpc/myEvents`, { authorization: `Bearer ${token}` });
+    try {
+      expect(reader.status).toBe(200);
+      expect(reader.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      await reader.waitFor((event) => event.event === 'connected');
+      await onboard(token, { favoriteTeam: 'Live FC' });
+      await reader.waitFor(
+        (event) => event.data.includes('"rank_changed"') && event.data.includes('"team"'),
+      );
+      const messages = dataEvents(reader);
+      expect(messages.map((m) => m.data.type)).toEqual([
+        'quest_completed',
+        'points_awarded',
+        'quest_completed',
+        'points_awarded',
+        'rank_changed',
+        'rank_changed',
+      ]);
+      for (const message of messages) expect(message.id).toBe(message.data.id);
+      expect(messages[5]!.data.data).toMatchObject({
+        board: 'team',
+        team: 'Live FC',
+        rank: 1,
+        previousRank: null,
+      });
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('a write that awards nothing announces nothing; a rolled-back write announces nothing', async () => {
+    const { token } = await newUser();
+    await onboard(token, {});
+    const reader = await openSse(`${app.url}/trpc/myEvents`, { authorization: `Bearer ${token}` });
+    try {
+      await reader.waitFor((event) => event.event === 'connected');
+      // No quest completes: no event.
+      expect(
+        (await app.request('PATCH', '/api/user', { token, body: { location: 'Leeds' } })).status,
+      ).toBe(200);
+      // A handle taken by someone else: 409, the transaction rolls back, nothing is announced.
+      const other = await newUser();
+      const handle = `taken_${Date.now().toString(36)}`;
+      await onboard(other.token, { handle });
+      expect((await app.request('PATCH', '/api/user', { token, body: { handle } })).status).toBe(
+        409,
+      );
+      // Then a real award arrives, and it is the first event on the stream.
+      await app.request('PATCH', '/api/user', { token, body: { favoriteTeam: 'Quiet FC' } });
+      await reader.waitFor((event) => event.data.includes('pick_team'));
+      expect(dataEvents(reader)[0]!.data).toMatchObject({
+        type: 'quest_completed',
+        data: { quest: { id: 'pick_team' } },
+      });
+    } finally {
+      reader.close();
+    }
+  });
+});
+
+/** The user's events in the outbox after `afterId`, as the stream should replay them. */
+async function outboxAfter(userId: string, afterId: string) {
+  const rows = await app.db
+    .selectFrom('liveEvents')
+    .select(['id', 'type'])
+    .where('userId', '=', userId)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({ id: row.id, type: row.type }));
+}
+
+describe('resume', () => {
+  it('lastEventId (typed client) and Last-Event-ID (plain reader) replay exactly the missed events, then go live', async () => {
+    const { token } = await newUser('resume');
+    const client = liveClient(app.url, token);
+    const first = new Collector<any>();
+    const subscription = client.myEvents.subscribe(undefined, first);
+    await subscribed(first);
+    const { user } = await onboard(token, {});
+    await first.until(() => first.items.length >= 3, 2_000, 'welcome events');
+    subscription.unsubscribe();
+    const lastSeen = first.items.at(-1)!.id!;
+
+    // Missed while disconnected: two writes, five more events.
+    await app.request('PATCH', '/api/user', { token, body: { favoriteTeam: 'Resume FC' } });
+    await app.request('PATCH', '/api/user', { token, body: { rivalTeam: 'Other FC' } });
+    const missed = await outboxAfter(user.id, lastSeen);
+    expect(missed.length).toBeGreaterThanOrEqual(5);
+
+    const resumed = new Collector<any>();
+    const again = client.myEvents.subscribe({ lastEventId: lastSeen }, resumed);
+    try {
+      await resumed.until(() => resumed.items.length >= missed.length, 2_000, 'replay');
+      expect(resumed.items.map((item) => ({ id: item.id, type: item.data.type }))).toEqual(missed);
+      // Then live, with no repeat of the replayed ones.
+      await app.request('PATCH', '/api/user', {
+        token,
+        body: { handle: `resume_${Date.now().toString(36)}` },
+      });
+      await resumed.until(
+        () => resumed.items.some((i) => i.data.data?.questId === 'claim_handle'),
+        2_000,
+        'live after replay',
+      );
+      const ids = resumed.items.map((item) => item.id);
+      expect(new Set(ids).size).toBe(ids.length);
+    } finally {
+      again.unsubscribe();
+    }
+
+    const reader = await openSse(`${app.url}/trpc/myEvents`, {
+      authorization: `Bearer ${token}`,
+      'last-event-id': lastSeen,
+    });
+    try {
+      const everything = await outboxAfter(user.id, lastSeen);
+      await reader.waitFor(() => dataEvents(reader).length >= everything.length);
+      expect(dataEvents(reader).map((m) => ({ id: m.id, type: m.data.type }))).toEqual(everything);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('an id the outbox does not hold for this user gets a resync carrying the newest id; "0" replays all', async () => {
+    const { token } = await newUser('resync');
+    const { user } = await onboard(token, {});
+    const all = await outboxAfter(user.id, '0');
+    const newest = all.at(-1)!.id;
+
+    // Someone else's event id, and an id from before this user existed.
+    const other = await newUser('resync-other');
+    const { user: otherUser } = await onboard(other.token, {});
+    const foreign = (await outboxAfter(otherUser.id, '0'))[0]!.id;
+    for (const lastEventId of [foreign, '1']) {
+      const reader = await openSse(
+        `${app.url}/trpc/myEvents?input=${encodeURIComponent(JSON.stringify({ lastEventId }))}`,
+        { authorization: `Bearer ${token}` },
+      );
+      try {
+        const resync = await reader.waitFor((event) => event.data.includes('"resync"'));
+        expect(resync.id).toBe(newest);
+        expect(JSON.parse(resync.data)).toMatchObject({
+          id: newest,
+          type: 'resync',
+          data: { reason: expect.stringContaining('no longer retained') },
+        });
+      } finally {
+        reader.close();
+      }
+    }
+
+    const reader = await openSse(`${app.url}/trpc/myEvents`, {
+      authorization: `Bearer ${token}`,
+      'last-event-id': '0',
+    });
+    try {
+      await reader.waitFor(() => dataEvents(reader).length >= all.length);
+      expect(dataEvents(reader).map((m) => ({ id: m.id, type: m.data.type }))).toEqual(all);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('a malformed lastEventId is a VALIDATION_FAILED error on the stream', async () => {
+    const { token } = await newUser();
+    const reader = await openSse(`${app.url}/trpc/myEvents`, {
+      authorization: `Bearer ${token}`,
+      'last-event-id': 'not-an-id',
+    });
+    const error = await reader.waitFor((event) => event.event === 'serialized-error');
+    expect(JSON.parse(error.data).data).toMatchObject({
+      errorCode: 'VALIDATION_FAILED',
+      httpStatus: 400,
+    });
+    await reader.ended;
+  });
+});
+
+describe('authentication', () => {
+  const refused = async (headers: Record<string, string>, query = '') => {
+    const reader = await openSse(`${app.url}/trpc/myEvents${query}`, headers);
+    const error = await reader.waitFor((event) => event.event === 'serialized-error');
+    await reader.ended;
+    expect(dataEvents(reader)).toEqual([]);
+    return JSON.parse(error.data);
+  };
+
+  it('a missing, forged or expired token is refused with UNAUTHENTICATED and the stream ends', async () => {
+    const expired = await app.issuer.sign(uniqueSubject(), {
+      exp: Math.floor(Date.now() / 1000) - 120,
+    });
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: 'Bearer not.a.token' },
+      { authorization: `Bearer ${expired}` },
+    ]) {
+      const error = await refused(headers);
+      expect(error.data).toMatchObject({ errorCode: 'UNAUTHENTICATED', httpStatus: 401 });
+    }
+    // The same through connection params.
+    const params = encodeURIComponent(JSON.stringify({ token: expired }));
+    const error = await refused({}, `?connectionParams=${params}`);
+    expect(error.data.errorCode).toBe('UNAUTHENTICATED');
+  });
+
+  it('the typed client gets a TRPCClientError with errorCode UNAUTHENTICATED', async () => {
+    const events = new Collector<any>();
+    const subscription = liveClient(app.url, 'forged').myEvents.subscribe(undefined, events);
+    try {
+      await events.until(() => events.error !== undefined, 5_000, 'an error');
+      expect(events.error).toBeInstanceOf(TRPCClientError);
+      expect((events.error as TRPCClientError<any>).data).toMatchObject({
+        errorCode: 'UNAUTHENTICATED',
+      });
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+
+  it('a token in connection params is accepted for subscriptions only, and never logged', async () => {
+    const { token } = await newUser('params');
+    const params = encodeURIComponent(JSON.stringify({ token }));
+    const me = await fetch(`${app.url}/trpc/me?connectionParams=${params}`);
+    expect(me.status).toBe(401);
+    const reader = await openSse(`${app.url}/trpc/myEvents?connectionParams=${params}`);
+    await reader.waitFor((event) => event.event === 'connected');
+    reader.close();
+    await reader.ended;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const logged = app.logs.join('\n');
+    expect(logged).toContain('/trpc/myEvents');
+    expect(logged).not.toContain(token);
+    expect(logged).not.toContain(token.split('.')[2]!);
+  });
+
+  it('the stream ends with UNAUTHENTICATED when the token expires', async () => {
+    const exp = Math.floor(Date.now() / 1000) + 2;
+    const token = await app.issuer.sign(uniqueSubject('expiring'), { exp });
+    const reader = await openSse(`${app.url}/trpc/myEvents`, { authorization: `Bearer ${token}` });
+    await reader.waitFor((event) => event.event === 'connected');
+    const error = await reader.waitFor((event) => event.event === 'serialized-error', 5_000);
+    const endedAt = Date.now();
+    expect(endedAt).toBeGreaterThanOrEqual(exp * 1000);
+    expect(endedAt).toBeLessThan(exp * 1000 + 1_000);
+    expect(JSON.parse(error.data).data.errorCode).toBe('UNAUTHENTICATED');
+    expect(JSON.parse(error.data).message).toContain('expired');
+    await reader.ended;
+  });
+});
+
+describe('limits', () => {
+  it('per-user and per-instance stream limits hold, and a closed stream frees its slot', async () => {
+    const limited = await startTestApp({
+      database,
+      issuer: app.issuer,
+      env: { LIVE_MAX_STREAMS_PER_USER: '2', LIVE_MAX_STREAMS: '3' },
+    });
+    extraApps.push(limited);
+    // `connected` comes first on every stream; a refusal follows it as a serialized-error,
+    // an accepted stream shows in the hub's count.
+    const open = async (token: string) => {
+      const before = limited.live.hub.openStreams;
+      const reader = await openSse(`${limited.url}/trpc/myEvents`, {
+        authorization: `Bearer ${token}`,
+      });
+      await expect
+        .poll(
+          () =>
+            reader.events.some((event) => event.event === 'serialized-error') ||
+            limited.live.hub.openStreams > before,
+          { timeout: 2_000 },
+        )
+        .toBe(true);
+      const refusal = reader.events.find((event) => event.event === 'serialized-error');
+      return { reader, error: refusal ? JSON.parse(refusal.data) : null };
+    };
+    const [a, b, c] = await Promise.all([newUser('lim-a'), newUser('lim-b'), newUser('lim-c')]);
+    const a1 = await open(a.token);
+    const a2 = await open(a.token);
+    expect([a1.error, a2.error]).toEqual([null, null]);
+    const a3 = await open(a.token);
+    expect(a3.error.data).toMatchObject({ errorCode: 'RATE_LIMITED', httpStatus: 429 });
+    expect(a3.error.message).toContain('At most 2 open streams per user');
+    const b1 = await open(b.token);
+    expect(b1.error).toBeNull();
+    const c1 = await open(c.token);
+    expect(c1.error.data).toMatchObject({ errorCode: 'UNAVAILABLE', httpStatus: 503 });
+    expect(limited.live.hub.openStreams).toBe(3);
+
+    a1.reader.close();
+    await expect.poll(() => limited.live.hub.openStreams, { timeout: 2_000 }).toBe(2);
+    const c2 = await open(c.token);
+    expect(c2.error).toBeNull();
+    for (const stream of [a2, b1, c2]) stream.reader.close();
+    await expect.poll(() => limited.live.hub.openStreams, { timeout: 2_000 }).toBe(0);
+  });
+});
+
+describe('README: subscribe from TypeScript', () => {
+  it('shows test/clients/live-client.example.ts byte for byte, and it runs', async () => {
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const example = await readFile(
+      new URL('../clients/live-client.example.ts', import.meta.url),
+      'utf8',
+    );
+    const section = readme.slice(readme.indexOf('\n### Subscribe from TypeScript\n'));
+    expect(section.slice(section.indexOf('```ts\n') + 6).startsWith(`${example}\`\`\``)).toBe(true);
+
+    // Node 20 has no EventSource; browsers and Node 22 do.
+    const global = globalThis as { EventSource?: unknown };
+    const before = global.EventSource;
+    global.EventSource = EventSource;
+    const { token } = await newUser('readme');
+    const received: Array<{ id: string; type: string }> = [];
+    const stop = watchMyEvents(app.url, token, (event) => received.push(event));
+    try {
+      await expect.poll(() => app.live.hub.openStreams, { timeout: 5_000 }).toBeGreaterThan(0);
+      await onboard(token, {});
+      await expect.poll(() => received.length, { timeout: 2_000 }).toBe(3);
+      expect(received.map((event) => event.type)).toEqual([
+        'quest_completed',
+        'points_awarded',
+        'rank_changed',
+      ]);
+    } finally {
+      stop();
+      global.EventSource = before;
+    }
+  });
+});

@@ -1,0 +1,269 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { createDatabase, type DatabaseHandle } from '../../db/database.js';
+import { LiveEventSchema } from '../../routers/live-schemas.js';
+import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../helpers/test-app.js';
+
+/**
+ * Webhooks to a real HTTP receiver on 127.0.0.1: down (connection refused),
+ * then failing (500), then up. Signatures are checked with the Standard
+ * Webhooks library, as a receiver would.
+ */
+const { app, database } = useTestApp();
+const cleanup: Array<() => Promise<unknown>> = [];
+/** Apps running webhook workers; each test stops the previous test's first. */
+const workers: TestApp[] = [];
+beforeEach(async () => {
+  for (const worker of workers.splice(0)) await worker.close();
+});
+afterAll(async () => {
+  for (const worker of workers.splice(0)) await worker.close();
+  for (const step of cleanup.reverse()) await step();
+});
+
+const secret = `whsec_${randomBytes(32).toString('base64')}`;
+/** Fast backoff so an outage of a second or two is retried within the test. */
+const fast = { pollMs: 100, baseDelayMs: 200, maxDelayMs: 1_000 };
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  status: number;
+}
+
+/** A webhook receiver: answers `status()` and records every request. */
+class Receiver {
+  readonly requests: Received[] = [];
+  server: Server | undefined;
+  status = () => 200;
+
+  async listen(port = 0): Promise<number> {
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        const status = this.status();
+        this.requests.push({ headers: req.headers, body, status });
+        res.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    this.server = server;
+    return (server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** The events acknowledged with a 2xx, in the order they arrived. */
+  acknowledged() {
+    return this.requests
+      .filter((r) => r.status < 300)
+      .map((r) => ({ id: r.headers['webhook-id'] as string, event: JSON.parse(r.body) }));
+  }
+}
+
+async function webhookApp(url: string, env: Record<string, string> = {}, handle?: DatabaseHandle) {
+  const started = await startTestApp({
+    database: (handle ?? database) as never,
+    issuer: app.issuer,
+    env: { WEBHOOK_URL: url, WEBHOOK_SECRET: secret, ...env },
+    webhookOptions: fast,
+  });
+  workers.push(started);
+  return started;
+}
+
+/** Onboards `count` users through `target` (each gets 3 events: welcome's and the rank). */
+async function onboardUsers(target: TestApp, count: number, prefix: string) {
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const token = await target.token(uniqueSubject(`${prefix}-${i}`));
+      const response = await target.request('POST', '/api/user/profile', {
+        token,
+        body: { favoriteTeam: 'Hooks FC' },
+      });
+      expect(response.status).toBe(201);
+      return response.body.data.user.id as string;
+    }),
+  );
+}
+
+async function eventsOf(userIds: string[]) {
+  return app.db
+    .selectFrom('liveEvents')
+    .select(['id', 'userId', 'type', 'webhookNextAt'])
+    .where('userId', 'in', userIds)
+    .orderBy('id')
+    .execute();
+}
+
+async function pending(userIds: string[]) {
+  return (await eventsOf(userIds)).filter((e) => e.webhookNextAt !== null).length;
+}
+
+describe('webhooks', () => {
+  it(
+    'a receiver that is down, then failing, then up gets every event, in order per user, with signatures that verify',
+    { timeout: 60_000 },
+    async () => {
+      const receiver = new Receiver();
+      const port = await receiver.listen();
+      await receiver.close(); // nothing listens there now: connection refused
+      cleanup.push(() => receiver.close());
+      // Only this test's events matter: mark every earlier one as handled.
+      await app.db.updateTable('liveEvents').set({ webhookNextAt: null }).execute();
+      await webhookApp(`http://127.0.0.1:${port}/hooks`);
+
+      const users = await onboardUsers(app, 4, 'hook');
+      const events = await eventsOf(users);
+      expect(events).toHaveLength(4 * 6); // welcome and pick_team: 2 × 2, a rank on 2 boards
+      const refused = () =>
+        app.db
+          .selectFrom('webhookDeliveries')
+          .select('error')
+          .where(
+            'eventId',
+            'in',
+            events.map((e) => e.id),
+          )
+          .where('error', '=', 'ECONNREFUSED')
+          .execute();
+      await expect
+        .poll(async () => (await refused()).length, { timeout: 10_000 })
+        .toBeGreaterThan(4);
+
+      // Up, but failing the first six requests with 500.
+      let served = 0;
+      receiver.status = () => (++served <= 6 ? 500 : 204);
+      await receiver.listen(port);
+      await expect.poll(() => pending(users), { timeout: 30_000, interval: 200 }).toBe(0);
+
+      const acknowledged = receiver.acknowledged();
+      // Every event arrived (at least once), and each arrival verifies.
+      expect(new Set(acknowledged.map((a) => a.id))).toEqual(new Set(events.map((e) => e.id)));
+      const verifier = new Webhook(secret);
+      for (const request of receiver.requests) {
+        const payload = verifier.verify(request.body, request.headers as Record<string, string>);
+        expect(payload).toEqual(JSON.parse(request.body));
+        expect(request.headers['content-type']).toBe('application/json');
+        expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+        LiveEventSchema.parse(JSON.parse(request.body));
+      }
+      // A tampered body does not verify.
+      const first = receiver.requests[0]!;
+      expect(() =>
+        verifier.verify(first.body.replace('"', ' "'), first.headers as Record<string, string>),
+      ).toThrow();
+      // In order per user: each user's events were acknowledged in id order.
+      for (const user of users) {
+        const ids = acknowledged
+          .filter((a) => events.find((e) => e.id === a.id)!.userId === user)
+          .map((a) => BigInt(a.id));
+        expect(ids).toEqual([...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+        const mine = events.filter((e) => e.userId === user).map((e) => e.id);
+        expect([...new Set(ids.map(String))]).toEqual(mine);
+      }
+      // The delivery log: refused, 500s, then one delivered row per event.
+      const log = await app.db
+        .selectFrom('webhookDeliveries')
+        .select(['eventId', 'attempt', 'outcome', 'statusCode', 'error'])
+        .where(
+          'eventId',
+          'in',
+          events.map((e) => e.id),
+        )
+        .orderBy('id')
+        .execute();
+      expect(log.filter((l) => l.statusCode === 500)).toHaveLength(6);
+      expect(log.filter((l) => l.outcome === 'failed').every((l) => l.error !== null)).toBe(true);
+      const delivered = log.filter((l) => l.outcome === 'delivered');
+      expect(delivered.map((l) => l.eventId).sort()).toEqual(events.map((e) => e.id).sort());
+      expect(delivered.every((l) => l.statusCode === 204 && l.attempt >= 1)).toBe(true);
+    },
+  );
+
+  it(
+    'an event still failing after WEBHOOK_RETRY_FOR_SECONDS is given up, and later events still go out',
+    { timeout: 60_000 },
+    async () => {
+      const receiver = new Receiver();
+      let failing = true;
+      receiver.status = () => (failing ? 503 : 200);
+      const port = await receiver.listen();
+      cleanup.push(() => receiver.close());
+      await app.db.updateTable('liveEvents').set({ webhookNextAt: null }).execute();
+      const hooked = await webhookApp(`http://127.0.0.1:${port}/`, {
+        WEBHOOK_RETRY_FOR_SECONDS: '1',
+      });
+
+      const [user] = await onboardUsers(app, 1, 'giveup');
+      const first = await eventsOf([user!]);
+      await expect.poll(() => pending([user!]), { timeout: 20_000, interval: 200 }).toBe(0);
+      const log = await app.db
+        .selectFrom('webhookDeliveries')
+        .select(['eventId', 'outcome'])
+        .where(
+          'eventId',
+          'in',
+          first.map((e) => e.id),
+        )
+        .execute();
+      expect(
+        log
+          .filter((l) => l.outcome === 'gave_up')
+          .map((l) => l.eventId)
+          .sort(),
+      ).toEqual(first.map((e) => e.id).sort());
+      expect(log.some((l) => l.outcome === 'delivered')).toBe(false);
+      expect(hooked.logs.some((line) => line.includes('"outcome":"gave_up"'))).toBe(true);
+
+      failing = false;
+      const token = await app.token(uniqueSubject('giveup-next'));
+      await app.request('POST', '/api/user/profile', { token, body: {} });
+      await expect.poll(() => receiver.acknowledged().length, { timeout: 10_000 }).toBe(3);
+    },
+  );
+
+  it(
+    'two instances running workers deliver each event exactly once',
+    { timeout: 60_000 },
+    async () => {
+      const receiver = new Receiver();
+      const port = await receiver.listen();
+      cleanup.push(() => receiver.close());
+      await app.db.updateTable('liveEvents').set({ webhookNextAt: null }).execute();
+      let second: DatabaseHandle | undefined;
+      if (database.databaseUrl) {
+        second = await createDatabase({
+          databaseUrl: database.databaseUrl,
+          dataDir: database.dataDir,
+          poolMax: 4,
+          statementTimeoutMs: 10_000,
+        });
+        cleanup.push(() => second!.close());
+      }
+      const url = `http://127.0.0.1:${port}/`;
+      await webhookApp(url);
+      await webhookApp(
+        url,
+        {},
+        second ? ({ ...second, dataDir: database.dataDir } as never) : undefined,
+      );
+
+      const users = await onboardUsers(app, 10, 'once');
+      const events = await eventsOf(users);
+      await expect.poll(() => pending(users), { timeout: 20_000, interval: 200 }).toBe(0);
+      const ids = receiver.requests.map((r) => r.headers['webhook-id']);
+      expect(ids.sort()).toEqual(events.map((e) => e.id).sort());
+    },
+  );
+});
