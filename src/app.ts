@@ -7,6 +7,7 @@ import type { AuthVerifier } from './auth/verifier.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './trpc/context.js';
 import { docsRouter } from './http/docs.js';
+import { headAsGet } from './http/head.js';
 import { ipRateLimit } from './http/ip-rate-limit.js';
 import { jsonBody, trpcBodyGuard } from './http/body.js';
 import { createRateLimiter } from './rate-limit.js';
@@ -14,6 +15,7 @@ import { requestContext } from './http/request-context.js';
 import { restHandler } from './http/rest-face.js';
 import { corsPolicy, securityHeaders } from './http/security.js';
 import { errorHandler, sendError } from './http/send-error.js';
+import { trpcBatchLimit } from './http/trpc-batch.js';
 import { trpcHandler } from './http/trpc-face.js';
 import { AppError } from './app-error.js';
 import type { Live } from './live/service.js';
@@ -84,8 +86,10 @@ export function createApp({
   });
   app.use('/docs', docsRouter());
 
+  app.use(headAsGet);
   const ipLimit = ipRateLimit(createRateLimiter(config.rateLimit.perIp), config.rateLimit.perIp);
-  app.use('/trpc', ipLimit, trpcBodyGuard(), trpcHandler(deps, appRouter));
+  // Batch size first: an oversized batch is refused before it is counted, read or verified.
+  app.use('/trpc', trpcBatchLimit(), ipLimit, trpcBodyGuard(), trpcHandler(deps, appRouter));
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.
   app.use(ipLimit, jsonBody(), restHandler(deps, appRouter, openApiDocument));
   app.use(errorHandler);

@@ -9,7 +9,8 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
-  take(key: string): RateLimitDecision;
+  /** Takes `points` requests (default 1) for `key` at once, or none when not all fit. */
+  take(key: string, points?: number): RateLimitDecision;
 }
 
 interface Bucket {
@@ -51,21 +52,23 @@ export function createRateLimiter(perMinute: number, now: () => number = Date.no
   }
 
   return {
-    take(key) {
+    take(key, points = 1) {
       const at = now();
       sweep(at);
       const bucket = buckets.get(key) ?? { tokens: perMinute, updatedAt: at };
       bucket.tokens = Math.min(perMinute, bucket.tokens + (at - bucket.updatedAt) * refillPerMs);
       bucket.updatedAt = at;
-      const allowed = bucket.tokens >= 1;
-      if (allowed) bucket.tokens -= 1;
+      const allowed = bucket.tokens >= points;
+      if (allowed) bucket.tokens -= points;
       buckets.set(key, bucket);
       return {
         allowed,
         limit: perMinute,
         remaining: Math.floor(bucket.tokens),
         resetSeconds: Math.ceil((perMinute - bucket.tokens) / refillPerMs / 1000),
-        retryAfterSeconds: allowed ? 0 : Math.ceil((1 - bucket.tokens) / refillPerMs / 1000),
+        retryAfterSeconds: allowed
+          ? 0
+          : Math.ceil((Math.min(points, perMinute) - bucket.tokens) / refillPerMs / 1000),
       };
     },
   };

@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   });
   const applied = await migrateToLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
-  const verifier = await createAuthVerifier(config.auth, { dataDir: config.dataDir });
+  const verifier = await createAuthVerifier(config.auth, { dataDir: config.dataDir, logger });
   if (config.auth.kind === 'dev') {
     logger.warn(
       'development identity provider active: get a token with `npm run token -- <subject>`',

@@ -1,6 +1,7 @@
 // Which key source the configuration names, and the local ones (a static public key, an HS256 secret).
 import { errors, importJWK, type CryptoKey } from 'jose';
 import { ConfigError, DEV_ISSUER, type AuthConfig } from '../config.js';
+import type { Logger } from '../logger.js';
 import { DEV_ALG, loadOrCreateDevKey } from './dev-idp.js';
 import { parsePublicKey, type StaticKey } from './public-key.js';
 import { DEFAULT_FETCH_TIMEOUT_MS, jwksSource, oidcSource } from './remote-keys.js';
@@ -9,20 +10,24 @@ import { verifierFor, type AuthVerifier, type KeySource } from './verifier.js';
 /**
  * The verifier for the configured key source (docs/CONTRACT.md, Authentication). Remote sources (OIDC
  * discovery, JWKS URL) fetch nothing here: discovery and the JWKS are fetched on
- * the first `verify`, and retried on a later one if that failed, so the service
- * starts while the identity provider is down. Static keys are parsed here, and a
+ * the first `verify`, and after a failure retried by a later one once the failure
+ * backoff has passed (remote-keys.ts), so the service starts while the identity
+ * provider is down and recovers by itself. Static keys are parsed here, and a
  * bad one throws `ConfigError`.
  */
 export async function createAuthVerifier(
   auth: AuthConfig,
-  options: { dataDir: string; fetchTimeoutMs?: number },
+  options: { dataDir: string; fetchTimeoutMs?: number; logger?: Logger },
 ): Promise<AuthVerifier> {
-  const timeoutMs = options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
+  const remote = {
+    timeoutMs: options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
+    logger: options.logger,
+  };
   switch (auth.kind) {
     case 'oidc':
-      return verifierFor(auth.issuer, auth.audience, oidcSource(auth.issuer, timeoutMs));
+      return verifierFor(auth.issuer, auth.audience, oidcSource(auth.issuer, remote));
     case 'jwks':
-      return verifierFor(auth.issuer, auth.audience, jwksSource(auth.jwksUrl, timeoutMs));
+      return verifierFor(auth.issuer, auth.audience, jwksSource(auth.jwksUrl, remote));
     case 'publicKey':
       return verifierFor(
         auth.issuer,

@@ -4,7 +4,8 @@
  * failures turned into the contract's errors.
  */
 import { isUtf8 } from 'node:buffer';
-import express, { type RequestHandler } from 'express';
+import { parse as parseContentType } from 'content-type';
+import express, { type Request, type RequestHandler } from 'express';
 import { AppError } from '../app-error.js';
 
 /** The contract's body limit (docs/CONTRACT.md, Errors). */
@@ -68,11 +69,78 @@ const BODY_PARSER_ERRORS: Record<string, () => AppError> = {
     new AppError('VALIDATION_FAILED', 'The request body is not valid UTF-8'),
 };
 
-/** A body-parser failure as the AppError the client sees; unknown failures stay as they are. */
+/**
+ * A body-parser failure as the AppError the client sees. A failure without a
+ * known type that body-parser marks as the client's (4xx) is a body its
+ * Content-Encoding cannot decode (a zlib or brotli error): a 400, never a 500.
+ * Anything else stays as it is.
+ */
 export function bodyParserError(err: unknown): unknown {
-  const type = (err as { type?: unknown }).type;
+  const { type, status } = err as { type?: unknown; status?: unknown };
   const known = typeof type === 'string' ? BODY_PARSER_ERRORS[type] : undefined;
-  return known ? known() : err;
+  if (known) return known();
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new AppError(
+      'VALIDATION_FAILED',
+      'The request body could not be decoded: it does not match its Content-Encoding',
+    );
+  }
+  return err;
+}
+
+/**
+ * Content codings a body may use. body-parser inflates them within the 16 KiB
+ * limit (the limit counts the inflated bytes, so a small compressed bomb is a
+ * 413). zstd is left out: only newer Node versions can decode it.
+ */
+export const CONTENT_ENCODINGS: readonly string[] = ['identity', 'gzip', 'deflate', 'br'];
+
+/** The request's Content-Encoding problem (415), or undefined when it is one we accept. */
+function contentEncodingError(header: string | undefined): AppError | undefined {
+  const encoding = (header ?? 'identity').trim().toLowerCase();
+  if (CONTENT_ENCODINGS.includes(encoding)) return undefined;
+  return new AppError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `Content-Encoding "${header}" is not supported: send the body uncompressed, or as one of ` +
+      `${CONTENT_ENCODINGS.filter((name) => name !== 'identity').join(', ')}`,
+  );
+}
+
+/**
+ * The one media-type rule of both faces: `application/json` (any letter case)
+ * with no parameter but an optional `charset=utf-8`. Anything else — another
+ * JSON-ish type (`application/jsonx`, `application/json-patch+json`), a list
+ * of types, another charset — is a 415.
+ */
+export function jsonMediaTypeError(header: string | undefined): AppError | undefined {
+  if (header === undefined || header.trim() === '') {
+    return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type is missing: send application/json');
+  }
+  const { type, parameters } = parseContentType(header);
+  if (type !== 'application/json') {
+    return new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Content-Type "${header}" is not supported: send application/json`,
+    );
+  }
+  for (const [name, value] of Object.entries(parameters)) {
+    if (name !== 'charset' || value.toLowerCase() !== 'utf-8') {
+      return new AppError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Content-Type "${header}" is not supported: send application/json or ` +
+          'application/json; charset=utf-8',
+      );
+    }
+  }
+  return undefined;
+}
+
+/** What a body must pass before it is read: its media type, then its encoding. */
+function bodyHeadersError(req: Request): AppError | undefined {
+  return (
+    jsonMediaTypeError(req.headers['content-type']) ??
+    contentEncodingError(req.headers['content-encoding'])
+  );
 }
 
 /**
@@ -93,9 +161,10 @@ export function verifyJsonBytes(_req: unknown, _res: unknown, buf: Buffer): void
 /**
  * Reads REST bodies before the OpenAPI adapter sees them. The adapter alone
  * accepts only an exact `application/json` and silently drops a body sent as
- * `application/json; charset=utf-8`; here any JSON media type with a UTF-8
- * charset is parsed (inflated size ≤ 16 KiB), anything else is a 415, and the
- * body must be a JSON object. The adapter then uses `req.body` as parsed.
+ * `application/json; charset=utf-8`; here a body that passes the media-type
+ * and encoding rules (jsonMediaTypeError, CONTENT_ENCODINGS) is parsed
+ * (inflated size ≤ 16 KiB), and it must be a JSON object. The adapter then
+ * uses `req.body` as parsed.
  */
 export function jsonBody(): RequestHandler {
   const parse = express.json({
@@ -109,16 +178,9 @@ export function jsonBody(): RequestHandler {
       next();
       return;
     }
-    const mediaType = req.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
-    if (mediaType !== 'application/json') {
-      next(
-        new AppError(
-          'UNSUPPORTED_MEDIA_TYPE',
-          mediaType
-            ? `Content-Type "${mediaType}" is not supported: send application/json`
-            : 'Content-Type is missing: send application/json',
-        ),
-      );
+    const refused = bodyHeadersError(req);
+    if (refused) {
+      next(refused);
       return;
     }
     parse(req, res, (err?: unknown) => {
@@ -151,7 +213,8 @@ export function jsonBody(): RequestHandler {
 
 /**
  * Reads a /trpc body as text (≤ 16 KiB, nesting ≤ 32) before tRPC parses it,
- * so both faces share the body limits; tRPC uses a string `req.body` as is.
+ * under the same media-type and encoding rules as REST, so both faces share
+ * the body rules; tRPC uses a string `req.body` as is.
  * Failures leave through the app's error handler as the envelope.
  */
 export function trpcBodyGuard(): RequestHandler {
@@ -160,6 +223,16 @@ export function trpcBodyGuard(): RequestHandler {
     type: () => true,
     verify: verifyJsonBytes,
   });
-  return (req, res, next) =>
+  return (req, res, next) => {
+    if (METHODS_WITH_BODY.has(req.method)) {
+      const refused = bodyHeadersError(req);
+      if (refused) {
+        next(refused);
+        return;
+      }
+      // tRPC's adapter and fast path then see the one spelling they match.
+      req.headers['content-type'] = 'application/json';
+    }
     read(req, res, (err?: unknown) => next(err ? bodyParserError(err) : undefined));
+  };
 }

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { AppError } from '../app-error.js';
 import { rateLimitHeaders, type RateLimiter } from '../rate-limit.js';
+import { callsOf } from './trpc-batch.js';
 
 /**
  * Per-IP limit in front of both faces. Sets the RateLimit headers
@@ -14,7 +15,8 @@ export function ipRateLimit(limiter: RateLimiter, perMinute: number): RequestHan
       next();
       return;
     }
-    const decision = limiter.take(req.ip ?? req.socket.remoteAddress ?? 'unknown');
+    // A tRPC batch of n calls counts n.
+    const decision = limiter.take(req.ip ?? req.socket.remoteAddress ?? 'unknown', callsOf(res));
     res.locals.ipRateLimit = decision;
     res.set(rateLimitHeaders([decision]));
     if (!decision.allowed) {

@@ -3,9 +3,10 @@ import type { TRPCRequestInfo } from '@trpc/server/http';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { UserIdResolver } from '../auth/user-ids.js';
-import type { AuthVerifier } from '../auth/verifier.js';
+import type { AuthVerifier, Principal } from '../auth/verifier.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import { callsOf } from '../http/trpc-batch.js';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.js';
 import type { BoardCache } from '../live/streams.js';
 import type { LiveHub } from '../live/hub.js';
@@ -38,6 +39,14 @@ export interface Context {
   response: { created: boolean };
   /** The per-IP limit's decision for this request, when that limit is on. */
   ipRateLimit: RateLimitDecision | undefined;
+  /** Procedure calls this HTTP request makes (a tRPC batch of n: n); rate limits count each. */
+  calls: number;
+  /**
+   * The caller's verified identity, once per HTTP request and shared by every
+   * call of a tRPC batch (one object, like `response`): the protected
+   * procedure fills `pending` on the first call.
+   */
+  authentication: { pending?: Promise<Principal> };
   /** Sets response headers (e.g. RateLimit-*) on whichever face serves the request. */
   setHeaders(headers: Record<string, string>): void;
   /** Closes the connection at once (a live stream dropped for being too slow to read). */
@@ -51,6 +60,7 @@ export function createContextInner(input: {
   requestId?: string;
   logger?: Logger;
   ipRateLimit?: RateLimitDecision;
+  calls?: number;
   setHeaders?: (headers: Record<string, string>) => void;
   closeConnection?: () => void;
 }): Context {
@@ -61,6 +71,8 @@ export function createContextInner(input: {
     logger: input.logger ?? input.deps.logger,
     response: { created: false },
     ipRateLimit: input.ipRateLimit,
+    calls: input.calls ?? 1,
+    authentication: {},
     setHeaders: input.setHeaders ?? (() => {}),
     closeConnection: input.closeConnection ?? (() => {}),
   };
@@ -89,6 +101,7 @@ export function contextFactory(deps: AppDeps) {
       requestId: req.requestId,
       logger: req.log,
       ipRateLimit: res.locals.ipRateLimit as RateLimitDecision | undefined,
+      calls: callsOf(res),
       setHeaders: (headers) => {
         if (!res.headersSent) res.set(headers);
       },

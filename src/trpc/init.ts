@@ -1,7 +1,7 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { parseBearer } from '../auth/bearer.js';
-import { principalKey } from '../auth/verifier.js';
+import { principalKey, type Principal } from '../auth/verifier.js';
 import { rateLimitHeaders } from '../rate-limit.js';
 import type { Context } from './context.js';
 import { AppError, UserGoneError } from '../app-error.js';
@@ -64,24 +64,18 @@ export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(mapErrors);
 
 /**
- * Verifies the bearer token (or finds it in the token cache), applies the
- * per-user rate limit, and finds the user's id (created on first sight, cached
- * per process). The limit is keyed by (iss, sub) and checked before any
- * database work, so a limited caller costs no query. OpenAPI's `protect` only
- * documents this; this enforces it.
+ * Verifies the bearer token (or finds it in the token cache) and applies the
+ * per-user rate limit once per HTTP request: every call of a tRPC batch shares
+ * the result (or the refusal), and the limit takes one request per call. Then
+ * finds the user's id (created on first sight, cached per process). The
+ * limit is keyed by (iss, sub) and checked before any database work, so a
+ * limited caller costs no query. OpenAPI's `protect` only documents this;
+ * this enforces it.
  */
 export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const { verifier, db, userRateLimiter, userIds, config } = ctx.deps;
-  const principal = await verifier.verify(parseBearer(ctx.authorization));
-  if (config.rateLimit.perUser > 0) {
-    const limit = userRateLimiter.take(principalKey(principal));
-    ctx.setHeaders(rateLimitHeaders([ctx.ipRateLimit, limit]));
-    if (!limit.allowed) {
-      throw new AppError('RATE_LIMITED', 'Too many requests for this user; slow down', {
-        retryAfterSeconds: limit.retryAfterSeconds,
-      });
-    }
-  }
+  ctx.authentication.pending ??= authenticate(ctx);
+  const principal = await ctx.authentication.pending;
+  const { db, userIds } = ctx.deps;
   for (let attempt = 1; ; attempt += 1) {
     const userId = await userIds.resolve(db, principal);
     const result = await next({ ctx: { userId, principal } });
@@ -100,3 +94,19 @@ export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
 
 /** How often an operation runs when its user keeps being deleted under it (DELETE /api/user racing itself). */
 const USER_GONE_ATTEMPTS = 3;
+
+/** The token verified and the per-user limit taken: once per HTTP request. */
+async function authenticate(ctx: Context): Promise<Principal> {
+  const { verifier, userRateLimiter, config } = ctx.deps;
+  const principal = await verifier.verify(parseBearer(ctx.authorization));
+  if (config.rateLimit.perUser > 0) {
+    const limit = userRateLimiter.take(principalKey(principal), ctx.calls);
+    ctx.setHeaders(rateLimitHeaders([ctx.ipRateLimit, limit]));
+    if (!limit.allowed) {
+      throw new AppError('RATE_LIMITED', 'Too many requests for this user; slow down', {
+        retryAfterSeconds: limit.retryAfterSeconds,
+      });
+    }
+  }
+  return principal;
+}

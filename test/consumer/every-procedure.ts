@@ -115,6 +115,53 @@ export async function leaderboardAroundMe() {
   return data;
 }
 
+export async function exportAccount() {
+  const { data } = await api.exportAccount.query();
+  assertType<Equal<typeof data.exportedAt, string>>();
+  assertType<Equal<typeof data.identity, { issuer: string; subject: string }>>();
+  assertType<Equal<typeof data.user.points, number>>();
+  assertType<Equal<typeof data.pointsLedger.balance, number>>();
+  assertType<Equal<(typeof data.handleReservations)[number]['reservedUntil'], string>>();
+  return data;
+}
+
+export async function deleteAccount() {
+  const { data } = await api.deleteAccount.mutate();
+  assertType<Equal<typeof data, { deleted: true; deletedAt: string }>>();
+  return data;
+}
+
+/** Subscriptions need a subscription link at run time (httpSubscriptionLink); the types do not. */
+export function myEvents() {
+  return api.myEvents.subscribe(
+    { lastEventId: '42' },
+    {
+      onData({ id, data: event }) {
+        assertType<Equal<typeof id, string>>();
+        assertType<
+          Equal<typeof event.type, 'points_awarded' | 'quest_completed' | 'rank_changed' | 'resync'>
+        >();
+        if (event.type === 'points_awarded') assertType<Equal<typeof event.data.balance, number>>();
+        if (event.type === 'rank_changed') {
+          assertType<Equal<typeof event.data.previousRank, number | null>>();
+        }
+      },
+    },
+  );
+}
+
+export function leaderboardEvents() {
+  return api.leaderboardEvents.subscribe(
+    { team: 'Arsenal', top: 5 },
+    {
+      onData(update) {
+        assertType<Equal<typeof update.board, 'global' | 'team'>>();
+        assertType<Equal<(typeof update.entries)[number]['rank'], number>>();
+      },
+    },
+  );
+}
+
 /** Errors carry the service's contract code in `data.errorCode`. */
 export async function errors() {
   try {

@@ -8,6 +8,7 @@ import type { AppRouter } from '../../routers/index.js';
 import type { Database } from '../../db/schema.js';
 import { createApp } from '../../src/app.js';
 import { createAuthVerifier } from '../../src/auth/key-sources.js';
+import type { AuthVerifier } from '../../src/auth/verifier.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { hardenServer } from '../../src/http/client-error.js';
 import { createLive, type Live } from '../../src/live/service.js';
@@ -66,6 +67,8 @@ export async function startTestApp(options: {
   env?: Record<string, string>;
   /** The app's clock (which season boards a write credits); the system clock by default. */
   clock?: () => Date;
+  /** Wraps the real verifier the app is given (e.g. to count verifications). */
+  wrapVerifier?: (verifier: AuthVerifier) => AuthVerifier;
   webhookOptions?: WebhookWorkerOptions;
 }): Promise<TestApp> {
   const issuer = options.issuer ?? (await startTokenIssuer());
@@ -87,7 +90,8 @@ export async function startTestApp(options: {
     },
   });
   const logger = createLogger(config.logLevel, sink);
-  const verifier = await createAuthVerifier(config.auth, { dataDir: config.dataDir });
+  const real = await createAuthVerifier(config.auth, { dataDir: config.dataDir, logger });
+  const verifier = options.wrapVerifier ? options.wrapVerifier(real) : real;
   const live = createLive({
     config,
     database: options.database,

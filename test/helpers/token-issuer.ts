@@ -22,12 +22,13 @@ export type IssuerAlg = 'ES256' | 'RS256';
 /**
  * How the issuer misbehaves while unavailable:
  * - `status`: HTTP 503 (default)
+ * - `server-error`: HTTP 500
  * - `reset`: the connection is destroyed without a response (fetch rejects)
  * - `hang`: no response until it is available again or stopped (client timeouts)
  * - `garbage`: 200 with an HTML body (not JSON)
  * - `not-a-jwks`: 200 with JSON that is neither a JWKS nor a discovery document
  */
-export type Outage = 'status' | 'reset' | 'hang' | 'garbage' | 'not-a-jwks';
+export type Outage = 'status' | 'server-error' | 'reset' | 'hang' | 'garbage' | 'not-a-jwks';
 
 /**
  * Claims for `sign`; defaults are `iss` = the issuer, `iat` = now, `exp` = now + 5 min.
@@ -151,6 +152,8 @@ export async function startTokenIssuer(
       switch (outage) {
         case 'status':
           return sendJson(res, 503, { error: 'temporarily_unavailable' });
+        case 'server-error':
+          return sendJson(res, 500, { error: 'server_error' });
         case 'reset':
           req.socket.destroy();
           return;

@@ -1,15 +1,20 @@
 import { randomUUID } from 'node:crypto';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { TRPCClientError } from '@trpc/client';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAILURE_BACKOFF_MS } from '../../src/auth/remote-keys.js';
+import type { AuthVerifier } from '../../src/auth/verifier.js';
+import { MAX_TRPC_BATCH } from '../../src/http/trpc-batch.js';
 import { FACES, reader, type Face } from '../helpers/reads.js';
-import { uniqueSubject, useTestApp } from '../helpers/test-app.js';
+import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../helpers/test-app.js';
+import { signWithForeignKey, startTokenIssuer } from '../helpers/token-issuer.js';
 
 /**
  * What an outside red team found (issue 13), each attack replayed over real
  * HTTP on both faces: REST at the documented path and tRPC at /trpc.
  */
 
-const { app } = useTestApp();
+const { app, database } = useTestApp();
 
 type WriteResult =
   | { ok: true; status: number; data: any }
@@ -325,5 +330,366 @@ describe.each(FACES)('hostile token subjects over %s (item 5)', (face) => {
       await app.issuer.sign(subject.replace('\uFFFD', '\uD800')),
     );
     expect(lone).toMatchObject({ ok: false, status: 401 });
+  });
+});
+
+// ---------------------------------------------------------------------------
+// The HTTP layer: batches, media types, encodings, HEAD.
+
+/** Apps with their own settings on the shared database, closed at the end. */
+const extraApps: TestApp[] = [];
+afterAll(async () => {
+  for (const other of extraApps) await other.close();
+});
+async function appWith(
+  options: Parameters<typeof startTestApp>[0] extends infer O ? Omit<O, 'database'> : never,
+): Promise<TestApp> {
+  const other = await startTestApp({ database, ...options });
+  extraApps.push(other);
+  return other;
+}
+
+/** Verifications that reached the real verifier (the token cache sits in front of it). */
+function counting(verifier: AuthVerifier): AuthVerifier & { count: number } {
+  const counted = {
+    count: 0,
+    verify(token: string) {
+      counted.count += 1;
+      return verifier.verify(token);
+    },
+  };
+  return counted;
+}
+
+/** A log line at error level or worse (the logger writes level labels). */
+const isErrorLine = (line: string) => ['error', 'fatal'].includes(JSON.parse(line).level);
+
+const batchPath = (procedure: string, n: number, input?: unknown) =>
+  `/trpc/${Array(n).fill(procedure).join(',')}?batch=1${
+    input === undefined ? '' : `&input=${encodeURIComponent(JSON.stringify(input))}`
+  }`;
+
+async function raw(base: string, path: string, init: RequestInit = {}) {
+  const response = await fetch(`${base}${path}`, init);
+  const text = await response.text();
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body };
+}
+
+describe('tRPC batches (item 1)', () => {
+  let counted: ReturnType<typeof counting>;
+  let batchApp: TestApp;
+  beforeAll(async () => {
+    batchApp = await appWith({
+      wrapVerifier: (verifier) => (counted = counting(verifier)),
+      env: { AUTH_TOKEN_CACHE_SECONDS: '0' },
+    });
+  });
+
+  it(`refuses a batch over ${MAX_TRPC_BATCH} calls with a 400 before any work`, async () => {
+    const forged = await signWithForeignKey({ sub: 'x', iss: batchApp.issuer.issuer });
+    const before = { verified: counted.count, fetched: batchApp.issuer.requests };
+    for (const n of [MAX_TRPC_BATCH + 1, 4000]) {
+      const started = performance.now();
+      const response = await raw(batchApp.url, batchPath('me', n), {
+        headers: { authorization: `Bearer ${forged}` },
+      });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
+        success: false,
+        error: {
+          code: 'VALIDATION_FAILED',
+          message: `A tRPC batch may carry at most ${MAX_TRPC_BATCH} calls; this one has ${n}`,
+        },
+      });
+      expect(response.text.length).toBeLessThan(200);
+      expect(performance.now() - started).toBeLessThan(1000);
+    }
+    // A POST batch is refused before its body is read.
+    const post = await raw(batchApp.url, batchPath('updateUser', 11), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${forged}`, 'content-type': 'application/json' },
+      body: '{',
+    });
+    expect(post.status).toBe(400);
+    expect(post.body.error.message).toMatch(/at most 10 calls/);
+    expect({ verified: counted.count, fetched: batchApp.issuer.requests }).toEqual(before);
+  });
+
+  it('verifies the bearer token once per HTTP request, not once per call', async () => {
+    const forged = await signWithForeignKey(
+      { sub: 'x', iss: batchApp.issuer.issuer },
+      { kid: batchApp.issuer.kid },
+    );
+    const before = counted.count;
+    const refused = await raw(batchApp.url, batchPath('me', MAX_TRPC_BATCH), {
+      headers: { authorization: `Bearer ${forged}` },
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.body).toHaveLength(MAX_TRPC_BATCH);
+    for (const item of refused.body) expect(item.error.data.errorCode).toBe('UNAUTHENTICATED');
+    expect(counted.count - before).toBe(1);
+
+    const token = await batchApp.token();
+    const valid = await raw(batchApp.url, batchPath('me', MAX_TRPC_BATCH), {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(valid.status).toBe(200);
+    expect(valid.body).toHaveLength(MAX_TRPC_BATCH);
+    const ids = new Set(valid.body.map((item: any) => item.result.data.data.id));
+    expect(ids.size).toBe(1);
+    expect(counted.count - before).toBe(2);
+  });
+
+  it('runs a batch of mutations, each with its own input', async () => {
+    const token = await batchApp.token();
+    const response = await raw(batchApp.url, batchPath('updateUser', 2), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ 0: { location: 'Porto' }, 1: { favoriteSport: 'Futsal' } }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.body[1].result.data.data).toMatchObject({
+      location: 'Porto',
+      favoriteSport: 'Futsal',
+    });
+  });
+
+  it('counts a batch of n calls as n against the per-IP limit, all or nothing', async () => {
+    const limited = await appWith({ env: { RATE_LIMIT_PER_IP: '10' } });
+    const token = await limited.token();
+    const headers = { authorization: `Bearer ${token}` };
+    const six = await raw(limited.url, batchPath('me', 6), { headers });
+    expect(six.status).toBe(200);
+    expect(six.headers.get('ratelimit-remaining')).toBe('4');
+    const sixMore = await raw(limited.url, batchPath('me', 6), { headers });
+    expect(sixMore.status).toBe(429);
+    expect(sixMore.headers.get('retry-after')).toMatch(/^\d+$/);
+    const four = await raw(limited.url, batchPath('me', 4), { headers });
+    expect(four.status).toBe(200);
+    const one = await raw(limited.url, '/trpc/me', { headers });
+    expect(one.status).toBe(429);
+  });
+
+  it('counts a batch of n calls as n against the per-user limit', async () => {
+    const limited = await appWith({ env: { RATE_LIMIT_PER_USER: '10' } });
+    const headers = { authorization: `Bearer ${await limited.token()}` };
+    const ten = await raw(limited.url, batchPath('me', 10), { headers });
+    expect(ten.status).toBe(200);
+    expect(ten.headers.get('ratelimit-remaining')).toBe('0');
+    const next = await raw(limited.url, '/trpc/me', { headers });
+    expect(next.status).toBe(429);
+    expect(next.body.error.data.errorCode).toBe('RATE_LIMITED');
+  });
+});
+
+/** A write on either face with a raw body and headers. */
+function rawWrite(
+  face: Face,
+  token: string,
+  body: string | Buffer,
+  headers: Record<string, string>,
+) {
+  const [method, path] = face === 'rest' ? ['PATCH', '/api/user'] : ['POST', '/trpc/updateUser'];
+  return raw(app.url, path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...headers },
+    body,
+  });
+}
+
+const errorCodeOf = (face: Face, response: { body: any }) =>
+  face === 'rest' || response.body?.success === false
+    ? response.body?.error?.code
+    : response.body?.error?.data?.errorCode;
+
+describe.each(FACES)('media types over %s (item 10)', (face) => {
+  it.each([
+    'application/jsonx',
+    'application/json-patch+json',
+    'application/json, text/plain',
+    'application/json; charset=latin1',
+    'application/json; charset=utf-16',
+    'application/json; version=2',
+    'text/plain',
+    'multipart/form-data; boundary=x',
+    'application/octet-stream',
+  ])('refuses Content-Type %s with a 415', async (contentType) => {
+    const response = await rawWrite(face, await app.token(), '{"name":"x"}', {
+      'content-type': contentType,
+    });
+    expect(response.status).toBe(415);
+    expect(errorCodeOf(face, response)).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it.each([
+    'application/json',
+    'Application/JSON; charset=UTF-8',
+    'application/json;charset="utf-8"',
+  ])('accepts %s', async (contentType) => {
+    const response = await rawWrite(face, await app.token(), '{"name":"Media"}', {
+      'content-type': contentType,
+    });
+    expect(response.status).toBe(200);
+  });
+});
+
+describe.each(FACES)('Content-Encoding over %s (item 2)', (face) => {
+  const json = { 'content-type': 'application/json' };
+  it.each([
+    ['gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['br', brotliCompressSync],
+  ] as const)('accepts a %s body', async (encoding, compress) => {
+    const token = await app.token();
+    const response = await rawWrite(face, token, compress('{"name":"Squeezed"}'), {
+      ...json,
+      'content-encoding': encoding,
+    });
+    expect(response.status).toBe(200);
+    const me = await app.request('GET', '/api/user', { token });
+    expect(me.body.data.name).toBe('Squeezed');
+  });
+
+  it.each(['gzip', 'deflate', 'br'])(
+    'answers a body that is not valid %s with a 400, and logs no error',
+    async (encoding) => {
+      const errorsBefore = app.logs.filter(isErrorLine).length;
+      const response = await rawWrite(face, await app.token(), '{}', {
+        ...json,
+        'content-encoding': encoding,
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.error).toEqual({
+        code: 'VALIDATION_FAILED',
+        message: 'The request body could not be decoded: it does not match its Content-Encoding',
+      });
+      expect(app.logs.filter(isErrorLine)).toHaveLength(errorsBefore);
+    },
+  );
+
+  it.each(['zstd', 'compress', 'x-gzip', 'gzip, br', 'identity;q=1'])(
+    'refuses Content-Encoding %s with a 415',
+    async (encoding) => {
+      const response = await rawWrite(face, await app.token(), '{}', {
+        ...json,
+        'content-encoding': encoding,
+      });
+      expect(response.status).toBe(415);
+      expect(response.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    },
+  );
+
+  it('refuses a body that inflates past 16 KiB with a 413', async () => {
+    const bomb = gzipSync(`{"name":"${'a'.repeat(1_000_000)}"}`);
+    expect(bomb.length).toBeLessThan(16 * 1024);
+    const response = await rawWrite(face, await app.token(), bomb, {
+      ...json,
+      'content-encoding': 'gzip',
+    });
+    expect(response.status).toBe(413);
+  });
+
+  it('answers without a token the same way (no 500 on any path)', async () => {
+    for (const path of ['/api/user', '/api/nothing-here', '/trpc/updateUser']) {
+      const response = await raw(app.url, path, {
+        method: path.startsWith('/trpc') ? 'POST' : 'PATCH',
+        headers: { ...json, 'content-encoding': 'gzip' },
+        body: '{}',
+      });
+      expect(response.status, path).toBe(400);
+    }
+  });
+});
+
+describe('HEAD (item 12)', () => {
+  it.each([
+    ['/api/user', 401],
+    ['/api/leaderboard', 401],
+    ['/api/user/points', 401],
+    ['/trpc/me', 401],
+    ['/api/no-such-path', 404],
+    ['/trpc/noSuchProcedure', 404],
+    ['/api/user/profile', 405],
+  ])('HEAD %s without a token answers as GET would (%i), never 204', async (path, status) => {
+    const head = await raw(app.url, path, { method: 'HEAD' });
+    const get = await raw(app.url, path);
+    expect(get.status).toBe(status);
+    expect(head.status).toBe(status);
+    expect(head.text).toBe('');
+    expect(head.headers.get('allow')).toBe(get.headers.get('allow'));
+  });
+
+  it('HEAD with a token answers 200 with the GET headers and no body', async () => {
+    const token = await app.token();
+    const head = await raw(app.url, '/api/user', {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(head.text).toBe('');
+  });
+});
+
+describe('identity provider failing (item 3)', () => {
+  it('backs off: 100 requests while the JWKS answers 500 make at most 2 fetches, each a 503 with Retry-After; one warn with the cause; recovers by itself', async () => {
+    const idp = await startTokenIssuer();
+    try {
+      const failing = await appWith({ issuer: idp });
+      idp.setAvailable(false, 'server-error');
+      const tokens = await Promise.all(
+        Array.from({ length: 10 }, () => idp.sign(uniqueSubject('idp'))),
+      );
+      const statuses = new Map<number, number>();
+      for (let wave = 0; wave < 10; wave += 1) {
+        const answers = await Promise.all(
+          tokens.map((token) =>
+            raw(failing.url, '/api/user', { headers: { authorization: `Bearer ${token}` } }),
+          ),
+        );
+        for (const answer of answers) {
+          statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+          expect(answer.body).toMatchObject({ success: false, error: { code: 'UNAVAILABLE' } });
+          const retryAfter = Number(answer.headers.get('retry-after'));
+          expect(retryAfter).toBeGreaterThanOrEqual(1);
+          expect(retryAfter).toBeLessThanOrEqual(FAILURE_BACKOFF_MS / 1000);
+        }
+      }
+      expect([...statuses]).toEqual([[503, 100]]);
+      expect(idp.requests).toBeGreaterThanOrEqual(1);
+      expect(idp.requests).toBeLessThanOrEqual(2);
+
+      const warnings = failing.logs
+        .map((line) => JSON.parse(line))
+        .filter((entry) => entry.msg === 'identity provider keys cannot be fetched; backing off');
+      expect(warnings.length).toBe(idp.requests);
+      expect(warnings[0].level).toBe('warn');
+      expect(warnings[0].err.message).toContain(idp.jwksUrl);
+      expect(warnings[0].err.message).toContain('500');
+      expect(failing.logs.some(isErrorLine)).toBe(false);
+
+      // Back up: the next attempt after the backoff succeeds, without a restart.
+      idp.setAvailable(true);
+      const deadline = Date.now() + 4 * FAILURE_BACKOFF_MS;
+      let answer = await raw(failing.url, '/api/user', {
+        headers: { authorization: `Bearer ${tokens[0]}` },
+      });
+      while (answer.status === 503 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        answer = await raw(failing.url, '/api/user', {
+          headers: { authorization: `Bearer ${tokens[0]}` },
+        });
+      }
+      expect(answer.status).toBe(200);
+      expect(idp.requests).toBeLessThanOrEqual(3);
+    } finally {
+      await idp.stop();
+    }
   });
 });

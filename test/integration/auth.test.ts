@@ -1,6 +1,6 @@
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { JWKS_COOLDOWN_MS } from '../../src/auth/remote-keys.js';
+import { FAILURE_BACKOFF_MS, JWKS_COOLDOWN_MS } from '../../src/auth/remote-keys.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
 import { startTestApp, uniqueSubject, type TestApp } from '../helpers/test-app.js';
 import {
@@ -201,11 +201,15 @@ describe('authentication — key source down', () => {
       expect(down.body).toMatchObject({ success: false, error: { code: 'UNAVAILABLE' } });
       expect(Number(down.headers.get('retry-after'))).toBeGreaterThan(0);
 
+      // It recovers by itself once its failure backoff (FAILURE_BACKOFF_MS) has passed.
       flaky.setAvailable(true);
-      const up = await other.request('PATCH', '/api/user', {
-        token: await flaky.sign(uniqueSubject()),
-        body: { name: 'Up' },
-      });
+      const token = await flaky.sign(uniqueSubject());
+      const deadline = Date.now() + 4 * FAILURE_BACKOFF_MS;
+      let up = await other.request('PATCH', '/api/user', { token, body: { name: 'Up' } });
+      while (up.status === 503 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        up = await other.request('PATCH', '/api/user', { token, body: { name: 'Up' } });
+      }
       expect(up.status).toBe(200);
     } finally {
       await other.close();

@@ -1,8 +1,10 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/app-error.js';
 import { ERROR_TABLE } from '../../src/error-mapping.js';
 import { PROFILE_FIELDS } from '../../src/domain/profile.js';
+import { MAX_TRPC_BATCH } from '../../src/http/trpc-batch.js';
 import { consistencyProblems } from '../helpers/consistency.js';
 
 import { uniqueSubject, useTestApp } from '../helpers/test-app.js';
@@ -180,6 +182,113 @@ describe('fuzzing PATCH /api/user and POST /api/user/profile', () => {
       // The run exercised both outcomes, not only refusals.
       expect([...seen.keys()].some((status) => status < 300)).toBe(true);
       expect([...seen.keys()].some((status) => status >= 400)).toBe(true);
+      expect(await consistencyProblems(app.db)).toEqual([]);
+    },
+  );
+});
+
+// --- tRPC batches and content encodings ----------------------------------------
+
+const PROCEDURES = [
+  'me',
+  'quests',
+  'pointsHistory',
+  'leaderboard',
+  'updateUser',
+  'onboardProfile',
+  'noSuchProcedure',
+  '',
+  '__proto__',
+  'constructor',
+];
+const ERROR_STATUSES = new Set(Object.values(ERROR_TABLE).map((entry) => entry.status));
+
+/** A log line at error level or worse (the logger writes level labels). */
+const isErrorLine = (line: string) => ['error', 'fatal'].includes(JSON.parse(line).level);
+
+/** One tRPC answer item: a result, or the tRPC error shape with a contract code. */
+function checkTrpcItem(item: any): void {
+  expect(typeof item).toBe('object');
+  if ('result' in item) return;
+  expect(ERROR_CODES).toContain(item.error.data.errorCode);
+  expect(item.error.data.httpStatus).not.toBe(500);
+}
+
+const encodings = fc.constantFrom(
+  undefined,
+  'identity',
+  'gzip',
+  'deflate',
+  'br',
+  'GZIP',
+  'zstd',
+  'x-gzip',
+  'compress',
+  'gzip, br',
+  '',
+);
+const compressors: Record<string, (input: Buffer) => Buffer> = {
+  gzip: gzipSync,
+  deflate: deflateSync,
+  br: brotliCompressSync,
+};
+
+describe('fuzzing tRPC batches and content encodings', () => {
+  it(
+    `answers every batch and every encoding with a documented status, never 500 (${RUNS} runs)`,
+    { timeout: 30_000 + RUNS * 400 },
+    async () => {
+      const errorLinesBefore = app.logs.filter(isErrorLine).length;
+      const property = fc.asyncProperty(
+        fc.array(fc.constantFrom(...PROCEDURES), { minLength: 1, maxLength: 14 }),
+        fc.boolean(), // batch=1 or not
+        fc.constantFrom('GET', 'POST'),
+        fc.integer({ min: 0, max: tokens.length - 1 }),
+        rawBody,
+        encodings,
+        fc.constantFrom('encoded', 'raw', 'truncated'),
+        async (paths, batch, method, user, body, encoding, how) => {
+          const input = Buffer.from(body);
+          const compress = compressors[encoding?.toLowerCase() ?? ''];
+          let sent: Buffer = input;
+          if (compress && how !== 'raw') sent = compress(input);
+          if (compress && how === 'truncated') sent = sent.subarray(0, Math.floor(sent.length / 2));
+          const headers: Record<string, string> = { authorization: `Bearer ${tokens[user]}` };
+          if (encoding !== undefined) headers['content-encoding'] = encoding;
+          let url = `${app.url}/trpc/${paths.join(',')}${batch ? '?batch=1' : ''}`;
+          const init: RequestInit = { method, headers };
+          if (method === 'POST') {
+            headers['content-type'] = 'application/json';
+            init.body = sent;
+          } else if (body.length <= 2000) {
+            // Longer inputs would make the request line itself too large (a 413 before routing).
+            url += `${batch ? '&' : '?'}input=${encodeURIComponent(body)}`;
+          }
+          const response = await fetch(url, init);
+          const text = await response.text();
+          expect(response.status, text).not.toBe(500);
+          expect([200, 207, ...ERROR_STATUSES]).toContain(response.status);
+          if (batch && paths.length > MAX_TRPC_BATCH) expect(response.status).toBe(400);
+          const parsed: any = JSON.parse(text);
+          if (parsed.success === false) {
+            // Refused before tRPC (batch size, media type, encoding, body limits): the envelope.
+            checkEnvelope(response.status, parsed);
+          } else if (Array.isArray(parsed)) {
+            expect(batch).toBe(true);
+            expect(parsed).toHaveLength(paths.length);
+            for (const item of parsed) checkTrpcItem(item);
+          } else {
+            checkTrpcItem(parsed);
+          }
+        },
+      );
+      try {
+        await fc.assert(property, { numRuns: RUNS, seed: SEED, endOnFailure: true });
+      } catch (error) {
+        process.stderr.write(`fuzz failed: replay with FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}\n`);
+        throw error;
+      }
+      expect(app.logs.filter(isErrorLine)).toHaveLength(errorLinesBefore);
       expect(await consistencyProblems(app.db)).toEqual([]);
     },
   );

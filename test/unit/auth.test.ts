@@ -19,7 +19,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { MAX_TOKEN_LENGTH, parseBearer } from '../../src/auth/bearer.js';
 import { devKeyPath, loadOrCreateDevKey, signDevToken } from '../../src/auth/dev-idp.js';
 import { createAuthVerifier } from '../../src/auth/key-sources.js';
-import { JWKS_COOLDOWN_MS } from '../../src/auth/remote-keys.js';
+import { FAILURE_BACKOFF_MS, JWKS_COOLDOWN_MS } from '../../src/auth/remote-keys.js';
 import type { AuthVerifier } from '../../src/auth/verifier.js';
 import { ConfigError, DEV_ISSUER, type AuthConfig } from '../../src/config.js';
 import { AppError } from '../../src/app-error.js';
@@ -111,11 +111,13 @@ async function expectRefused(verifier: AuthVerifier, token: string, message: Reg
 
 async function expectUnavailable(verifier: AuthVerifier, token: string) {
   const error = await rejectionOf(verifier.verify(token));
-  expect({ code: error.code, message: error.message, retry: error.retryAfterSeconds }).toEqual({
+  expect({ code: error.code, message: error.message }).toEqual({
     code: 'UNAVAILABLE',
     message: UNAVAILABLE_MESSAGE,
-    retry: 5,
   });
+  // The time left in the failure backoff, in whole seconds.
+  expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+  expect(error.retryAfterSeconds).toBeLessThanOrEqual(FAILURE_BACKOFF_MS / 1000);
   return error;
 }
 
@@ -521,12 +523,59 @@ describe('key source down', () => {
       expect(String((error.cause as Error).message)).toContain(own.jwksUrl);
       expect(own.requests).toBe(1);
 
+      // Backing off: no request leaves, even once the provider is back.
       own.setAvailable(true);
+      const waiting = await expectUnavailable(verifier, await own.sign('waiting'));
+      expect(waiting.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      expect(waiting.retryAfterSeconds).toBeLessThanOrEqual(FAILURE_BACKOFF_MS / 1000);
+      expect(own.requests).toBe(1);
+
+      // Once the backoff has passed, the next request tries again and recovers.
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(Date.now() + FAILURE_BACKOFF_MS + 1);
       await expect(verifier.verify(await own.sign('up'))).resolves.toMatchObject({
         subject: 'up',
       });
+      expect(own.requests).toBe(2);
     },
   );
+
+  it('backs off for everyone after a failure: one attempt per FAILURE_BACKOFF_MS however many ask', async () => {
+    const own = await ownIssuer();
+    const verifier = await verifierFor(jwksConfig(own));
+    own.setAvailable(false, 'server-error');
+    const token = await own.sign('down');
+    const errors = await Promise.all(
+      Array.from({ length: 50 }, () => rejectionOf(verifier.verify(token))),
+    );
+    expect(new Set(errors.map((error) => error.code))).toEqual(new Set(['UNAVAILABLE']));
+    for (let i = 0; i < 50; i += 1) await expectUnavailable(verifier, token);
+    expect(own.requests).toBe(1);
+
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + FAILURE_BACKOFF_MS + 1);
+    await expectUnavailable(verifier, token);
+    expect(own.requests).toBe(2);
+    for (let i = 0; i < 50; i += 1) await expectUnavailable(verifier, token);
+    expect(own.requests).toBe(2);
+  });
+
+  it('keeps verifying with keys it already has while backing off', async () => {
+    const own = await ownIssuer();
+    const verifier = await verifierFor(jwksConfig(own));
+    await verifier.verify(await own.sign('first'));
+    own.setAvailable(false, 'server-error');
+    // An unknown kid after jose's cooldown makes a fetch, which fails: backing off starts.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + JWKS_COOLDOWN_MS + 1_000);
+    await expectUnavailable(verifier, await own.sign('x', {}, { kid: 'unknown-kid' }));
+    expect(own.requests).toBe(2);
+    // Tokens signed with the cached key still verify; nothing is fetched.
+    await expect(verifier.verify(await own.sign('cached'))).resolves.toMatchObject({
+      subject: 'cached',
+    });
+    expect(own.requests).toBe(2);
+  });
 
   it('JWKS host not listening → UNAVAILABLE; start-up does not need it', async () => {
     const port = await closedPort();
@@ -547,15 +596,18 @@ describe('key source down', () => {
 
     await expectUnavailable(verifier, await own.sign('down'));
     await expectUnavailable(verifier, await own.sign('down'));
-    expect([own.discoveryRequests, own.requests]).toEqual([2, 0]);
+    // The second request met the backoff: it did not ask again.
+    expect([own.discoveryRequests, own.requests]).toEqual([1, 0]);
 
     own.setAvailable(true);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + FAILURE_BACKOFF_MS + 1);
     await expect(verifier.verify(await own.sign('up'))).resolves.toMatchObject({
       issuer: own.issuer,
       subject: 'up',
     });
     await verifier.verify(await own.sign('again'));
-    expect([own.discoveryRequests, own.requests]).toEqual([3, 1]);
+    expect([own.discoveryRequests, own.requests]).toEqual([2, 1]);
   });
 
   it.each<Outage>(['reset', 'hang', 'garbage', 'not-a-jwks'])(
