@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import type { Redis } from 'ioredis';
 import type { DatabaseHandle } from '../db/database.js';
 import { appRouter } from '../routers/index.js';
 import { withTokenCache } from './auth/token-cache.js';
@@ -31,6 +32,8 @@ export interface AppOptions {
   clock?: () => Date;
   /** The instance's live streams (createLive); started and stopped by the caller. */
   live: Live;
+  /** Where the rate limits count (connectRateLimitStore) when REDIS_URL is set; else in memory. */
+  rateLimitStore?: Redis | undefined;
 }
 
 /**
@@ -45,14 +48,22 @@ export function createApp({
   verifier,
   logger,
   live,
+  rateLimitStore,
   clock = () => new Date(),
 }: AppOptions): Express {
+  const limiter = (name: string, perMinute: number) =>
+    createRateLimiter({
+      name,
+      perMinute,
+      redis: rateLimitStore,
+      keyPrefix: config.rateLimit.redisKeyPrefix,
+    });
   const deps: AppDeps = {
     config,
     db: database.db,
     verifier: withTokenCache(verifier, { ttlSeconds: config.authTokenCacheSeconds }),
     logger,
-    userRateLimiter: createRateLimiter(config.rateLimit.perUser),
+    userRateLimiter: limiter('user:', config.rateLimit.perUser),
     userIds: createUserIdResolver(),
     clock,
     live: { hub: live.hub, boards: live.boards },
@@ -87,7 +98,7 @@ export function createApp({
   app.use('/docs', docsRouter());
 
   app.use(headAsGet);
-  const ipLimit = ipRateLimit(createRateLimiter(config.rateLimit.perIp), config.rateLimit.perIp);
+  const ipLimit = ipRateLimit(limiter('ip:', config.rateLimit.perIp));
   // Batch size first: an oversized batch is refused before it is counted, read or verified.
   app.use('/trpc', trpcBatchLimit(), ipLimit, trpcBodyGuard(), trpcHandler(deps, appRouter));
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.

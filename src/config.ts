@@ -26,8 +26,16 @@ export interface Config {
   readonly auth: AuthConfig;
   /** Seconds a verified token is reused without checking its signature again; 0 disables. */
   readonly authTokenCacheSeconds: number;
-  /** Requests per minute; 0 turns that limit off. */
-  readonly rateLimit: { readonly perUser: number; readonly perIp: number };
+  /**
+   * Requests per minute (0 turns that limit off); with `redisUrl`, counted in
+   * Redis under `redisKeyPrefix`, so every instance sharing it shares the limits.
+   */
+  readonly rateLimit: {
+    readonly perUser: number;
+    readonly perIp: number;
+    readonly redisUrl: string | undefined;
+    readonly redisKeyPrefix: string;
+  };
   readonly corsOrigins: readonly string[];
   /** Where clients reach this deployment; the served openapi.json names it in `servers`. */
   readonly publicUrl: string | undefined;
@@ -109,6 +117,14 @@ const envSchema = z.object({
   AUTH_TOKEN_CACHE_SECONDS: int(60, 0, 3600),
   RATE_LIMIT_PER_USER: int(120, 0, 1_000_000),
   RATE_LIMIT_PER_IP: int(600, 0, 1_000_000),
+  REDIS_URL: z.preprocess(
+    emptyToUndefined,
+    z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  ),
+  REDIS_KEY_PREFIX: z.preprocess(
+    emptyToUndefined,
+    z.string().max(100).default('user-profile-service:ratelimit:'),
+  ),
   CORS_ORIGINS: optionalString.refine(
     (value) => list(value).every(isOrigin),
     'must be a comma-separated list of origins such as https://app.example.com (scheme, host, optional port; no path, no "*")',
@@ -299,7 +315,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     auth: Object.freeze(authConfig(e)),
     authTokenCacheSeconds: e.AUTH_TOKEN_CACHE_SECONDS,
-    rateLimit: Object.freeze({ perUser: e.RATE_LIMIT_PER_USER, perIp: e.RATE_LIMIT_PER_IP }),
+    rateLimit: Object.freeze({
+      perUser: e.RATE_LIMIT_PER_USER,
+      perIp: e.RATE_LIMIT_PER_IP,
+      redisUrl: e.REDIS_URL,
+      redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    }),
     corsOrigins: Object.freeze(list(e.CORS_ORIGINS)),
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     trustProxy: e.TRUST_PROXY,

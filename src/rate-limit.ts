@@ -1,76 +1,91 @@
+import { Redis } from 'ioredis';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
+import type { Logger } from './logger.js';
+
 export interface RateLimitDecision {
   allowed: boolean;
   limit: number;
   remaining: number;
-  /** Seconds until the bucket is full again (RateLimit-Reset). */
+  /** Seconds until the window ends and the count starts again (RateLimit-Reset). */
   resetSeconds: number;
   /** Seconds until one more request is allowed (Retry-After), 0 when allowed. */
   retryAfterSeconds: number;
 }
 
 export interface RateLimiter {
-  /** Takes `points` requests (default 1) for `key` at once, or none when not all fit. */
-  take(key: string, points?: number): RateLimitDecision;
+  /** Counts `points` requests (default 1) for `key` at once, or none when not all fit. */
+  take(key: string, points?: number): Promise<RateLimitDecision>;
 }
 
-interface Bucket {
-  tokens: number;
-  updatedAt: number;
-}
-
-const WINDOW_MS = 60_000;
+/** The window every limit counts over: the headers say `w=60`. */
+export const RATE_LIMIT_WINDOW_SECONDS = 60;
 
 /**
- * A token bucket per key: `perMinute` requests of burst, refilled evenly over a
- * minute. In process memory, so each instance counts on its own (docs/SECURITY.md
- * says why that is acceptable). `perMinute` 0 turns the limit off.
+ * `perMinute` requests per key in a window of a minute that starts with the
+ * key's first request (rate-limiter-flexible's fixed window). Returns
+ * undefined when `perMinute` is 0: this is the one place where 0 means off,
+ * and callers skip an absent limiter.
+ *
+ * Without `redis` the counts live in this process. With it, every instance
+ * that shares the Redis (and `keyPrefix`) shares the counts. When Redis
+ * fails (down, unreachable, too slow), rate-limiter-flexible's insurance
+ * limiter takes over: this instance counts in its own memory until Redis
+ * answers again. Requests are never refused, delayed or failed because Redis
+ * is down; the limit is then per instance (docs/SECURITY.md).
  */
-export function createRateLimiter(perMinute: number, now: () => number = Date.now): RateLimiter {
-  if (perMinute === 0) {
-    return {
-      take: () => ({
-        allowed: true,
-        limit: 0,
-        remaining: 0,
-        resetSeconds: 0,
-        retryAfterSeconds: 0,
-      }),
-    };
-  }
-  const buckets = new Map<string, Bucket>();
-  const refillPerMs = perMinute / WINDOW_MS;
-  let lastSweep = now();
-
-  // Full buckets carry no information; dropping them bounds memory by the
-  // number of keys active in the last minute.
-  function sweep(at: number): void {
-    if (at - lastSweep < WINDOW_MS) return;
-    lastSweep = at;
-    for (const [key, bucket] of buckets) {
-      if (bucket.tokens + (at - bucket.updatedAt) * refillPerMs >= perMinute) buckets.delete(key);
-    }
-  }
-
+export function createRateLimiter(options: {
+  perMinute: number;
+  /** Tells this limit's keys from the other limit's (`user`, `ip`). */
+  name: string;
+  redis?: Redis | undefined;
+  keyPrefix?: string;
+}): RateLimiter | undefined {
+  const { perMinute: points, name } = options;
+  if (points === 0) return undefined;
+  const duration = RATE_LIMIT_WINDOW_SECONDS;
+  const memory = new RateLimiterMemory({ points, duration, keyPrefix: name });
+  const limiter: RateLimiterAbstract = options.redis
+    ? new RateLimiterRedis({
+        storeClient: options.redis,
+        points,
+        duration,
+        keyPrefix: `${options.keyPrefix ?? ''}${name}`,
+        insuranceLimiter: memory,
+      })
+    : memory;
   return {
-    take(key, points = 1) {
-      const at = now();
-      sweep(at);
-      const bucket = buckets.get(key) ?? { tokens: perMinute, updatedAt: at };
-      bucket.tokens = Math.min(perMinute, bucket.tokens + (at - bucket.updatedAt) * refillPerMs);
-      bucket.updatedAt = at;
-      const allowed = bucket.tokens >= points;
-      if (allowed) bucket.tokens -= points;
-      buckets.set(key, bucket);
-      return {
-        allowed,
-        limit: perMinute,
-        remaining: Math.floor(bucket.tokens),
-        resetSeconds: Math.ceil((perMinute - bucket.tokens) / refillPerMs / 1000),
-        retryAfterSeconds: allowed
-          ? 0
-          : Math.ceil((Math.min(points, perMinute) - bucket.tokens) / refillPerMs / 1000),
-      };
+    async take(key, count = 1) {
+      try {
+        return decision(points, await limiter.consume(key, count), true);
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        // All or nothing: a refused request gives back what it took, so a batch
+        // that does not fit leaves room for a smaller one.
+        await limiter.reward(key, count);
+        return decision(points, rejection, false, rejection.consumedPoints - count);
+      }
     },
+  };
+}
+
+function decision(
+  limit: number,
+  res: RateLimiterRes,
+  allowed: boolean,
+  consumed = res.consumedPoints,
+): RateLimitDecision {
+  const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, limit - consumed),
+    resetSeconds: seconds,
+    retryAfterSeconds: allowed ? 0 : seconds,
   };
 }
 
@@ -78,13 +93,13 @@ export function createRateLimiter(perMinute: number, now: () => number = Date.no
  * The rate-limit response headers of draft-ietf-httpapi-ratelimit-headers-06:
  * `RateLimit-Policy` lists every limit that applied (`<requests>;w=60`), and
  * `RateLimit-Limit`/`-Remaining`/`-Reset` describe the one closest to running
- * out. Limits that are off (0) are left out; no limit at all → no headers.
+ * out. A limit that is off has no decision; no decision at all → no headers.
  */
 export function rateLimitHeaders(
   decisions: ReadonlyArray<RateLimitDecision | undefined>,
 ): Record<string, string> {
   const active = decisions.filter(
-    (decision): decision is RateLimitDecision => decision !== undefined && decision.limit > 0,
+    (decision): decision is RateLimitDecision => decision !== undefined,
   );
   if (active.length === 0) return {};
   const tightest = active.reduce((a, b) =>
@@ -93,9 +108,43 @@ export function rateLimitHeaders(
       : a,
   );
   return {
-    'RateLimit-Policy': active.map((decision) => `${decision.limit};w=60`).join(', '),
+    'RateLimit-Policy': active
+      .map((decision) => `${decision.limit};w=${RATE_LIMIT_WINDOW_SECONDS}`)
+      .join(', '),
     'RateLimit-Limit': String(tightest.limit),
     'RateLimit-Remaining': String(tightest.remaining),
     'RateLimit-Reset': String(tightest.resetSeconds),
   };
+}
+
+/**
+ * The Redis client the limits share counts through. It fails fast instead of
+ * queueing while disconnected (`enableOfflineQueue: false`) and gives up on a
+ * command after `commandTimeoutMs`, so a Redis that is down or hanging sends
+ * requests to the insurance limiter at once; it keeps reconnecting in the
+ * background (ioredis' default backoff). Outages are logged once each way.
+ */
+export function connectRateLimitStore(
+  url: string,
+  logger: Logger,
+  options: { commandTimeoutMs?: number } = {},
+): Redis {
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: options.commandTimeoutMs ?? 250,
+    connectTimeout: 2_000,
+  });
+  let down = false;
+  client.on('error', (err: Error) => {
+    if (down) return;
+    down = true;
+    logger.warn({ err }, 'Redis unavailable: rate limits count per instance until it is back');
+  });
+  client.on('ready', () => {
+    if (!down) return;
+    down = false;
+    logger.info('Redis reachable again: rate limits are shared again');
+  });
+  return client;
 }

@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { hardenServer } from './http/client-error.js';
 import { createLive } from './live/service.js';
 import { createLogger } from './logger.js';
+import { connectRateLimitStore } from './rate-limit.js';
 
 /**
  * The entry point: read config, migrate, listen. SIGTERM/SIGINT stop accepting
@@ -44,7 +45,10 @@ async function main(): Promise<void> {
 
   const live = createLive({ config, database, logger });
   await live.start();
-  const app = createApp({ config, database, verifier, logger, live });
+  const rateLimitStore = config.rateLimit.redisUrl
+    ? connectRateLimitStore(config.rateLimit.redisUrl, logger)
+    : undefined;
+  const app = createApp({ config, database, verifier, logger, live, rateLimitStore });
   const server = app.listen(config.port, config.host);
   hardenServer(server, logger);
   const inFlight = trackResponses(server);
@@ -78,6 +82,7 @@ async function main(): Promise<void> {
     await live.stop();
     await draining;
     await database.close();
+    rateLimitStore?.disconnect();
     logger.info('stopped');
     process.exit(0);
   };

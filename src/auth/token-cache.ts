@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createBoundedCache } from '../bounded-cache.js';
+import { LRUCache } from 'lru-cache';
 import type { AuthVerifier, Principal } from './verifier.js';
 
 /** Most verified tokens kept per process (~10k × ~200 bytes). */
@@ -20,18 +20,21 @@ export function withTokenCache(
 ): AuthVerifier {
   if (options.ttlSeconds <= 0) return verifier;
   const now = options.now ?? Date.now;
-  const cache = createBoundedCache<Principal>({
-    maxEntries: options.maxEntries ?? TOKEN_CACHE_MAX_ENTRIES,
-    now,
+  const cache = new LRUCache<string, Principal>({
+    max: options.maxEntries ?? TOKEN_CACHE_MAX_ENTRIES,
+    // Tests age entries on their own clock; otherwise lru-cache's monotonic one.
+    ...(options.now ? { perf: { now: options.now } } : {}),
+    ttlResolution: 0,
   });
   const ttlMs = options.ttlSeconds * 1000;
   return {
     async verify(token) {
       const key = createHash('sha256').update(token).digest('base64url');
       const cached = cache.get(key);
-      if (cached) return cached;
+      if (cached && cached.expiresAt * 1000 > now()) return cached;
       const principal = await verifier.verify(token);
-      cache.set(key, principal, Math.min(now() + ttlMs, principal.expiresAt * 1000));
+      const ttl = Math.min(ttlMs, principal.expiresAt * 1000 - now());
+      if (ttl > 0) cache.set(key, principal, { ttl });
       return principal;
     },
   };

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { ensureUser } from '../../db/queries/users.js';
 import type { Database } from '../../db/schema.js';
-import { createBoundedCache, type BoundedCache } from '../bounded-cache.js';
 import { principalKey, type Principal } from './verifier.js';
 
 /** Most (issuer, subject) → user id pairs kept per process. */
@@ -30,10 +30,12 @@ export interface UserIdResolver {
 export function createUserIdResolver(
   options: { maxEntries?: number; now?: () => number } = {},
 ): UserIdResolver {
-  const now = options.now ?? Date.now;
-  const cache: BoundedCache<string> = createBoundedCache({
-    maxEntries: options.maxEntries ?? USER_ID_CACHE_MAX_ENTRIES,
-    now,
+  const cache = new LRUCache<string, string>({
+    max: options.maxEntries ?? USER_ID_CACHE_MAX_ENTRIES,
+    ttl: USER_ID_CACHE_TTL_MS,
+    // Tests age entries on their own clock; otherwise lru-cache's monotonic one.
+    ...(options.now ? { perf: { now: options.now } } : {}),
+    ttlResolution: 0,
   });
   return {
     async resolve(db, principal) {
@@ -41,7 +43,7 @@ export function createUserIdResolver(
       const cached = cache.get(key);
       if (cached !== undefined) return cached;
       const user = await ensureUser(db, principal.issuer, principal.subject);
-      cache.set(key, user.id, now() + USER_ID_CACHE_TTL_MS);
+      cache.set(key, user.id);
       return user.id;
     },
     forget(principal) {

@@ -19,7 +19,8 @@ export const TOO_DEEP_MESSAGE = `The request body nests deeper than ${MAX_JSON_D
 /**
  * Throws when `text` (JSON, valid or not) nests deeper than MAX_JSON_DEPTH.
  * A linear scan of the raw text, before JSON.parse and before any code walks
- * the value recursively: a 16 KiB body can nest ~8000 levels.
+ * the value recursively: a 16 KiB body can nest ~8000 levels. Hand-written
+ * because the maintained JSON parsers check depth only while building the value.
  */
 export function assertJsonDepth(text: string): void {
   let depth = 0;

@@ -17,7 +17,8 @@ export interface AppDeps {
   db: Kysely<Database>;
   verifier: AuthVerifier;
   logger: Logger;
-  userRateLimiter: RateLimiter;
+  /** Absent when RATE_LIMIT_PER_USER is 0. */
+  userRateLimiter: RateLimiter | undefined;
   userIds: UserIdResolver;
   /** The time a write happens at, for choosing season boards; tests pass their own. */
   clock: () => Date;

@@ -97,10 +97,10 @@ const USER_GONE_ATTEMPTS = 3;
 
 /** The token verified and the per-user limit taken: once per HTTP request. */
 async function authenticate(ctx: Context): Promise<Principal> {
-  const { verifier, userRateLimiter, config } = ctx.deps;
+  const { verifier, userRateLimiter } = ctx.deps;
   const principal = await verifier.verify(parseBearer(ctx.authorization));
-  if (config.rateLimit.perUser > 0) {
-    const limit = userRateLimiter.take(principalKey(principal), ctx.calls);
+  if (userRateLimiter) {
+    const limit = await userRateLimiter.take(principalKey(principal), ctx.calls);
     ctx.setHeaders(rateLimitHeaders([ctx.ipRateLimit, limit]));
     if (!limit.allowed) {
       throw new AppError('RATE_LIMITED', 'Too many requests for this user; slow down', {

@@ -14,6 +14,7 @@ import { hardenServer } from '../../src/http/client-error.js';
 import { createLive, type Live } from '../../src/live/service.js';
 import type { WebhookWorkerOptions } from '../../src/live/webhooks.js';
 import { createLogger } from '../../src/logger.js';
+import { connectRateLimitStore } from '../../src/rate-limit.js';
 import { createTestDatabase, type TestDatabase } from './test-db.js';
 import { assertResponseConforms } from './openapi-conformance.js';
 import { startTokenIssuer, type TokenIssuer } from './token-issuer.js';
@@ -99,12 +100,16 @@ export async function startTestApp(options: {
     webhookOptions: options.webhookOptions,
   });
   await live.start();
+  const rateLimitStore = config.rateLimit.redisUrl
+    ? connectRateLimitStore(config.rateLimit.redisUrl, logger)
+    : undefined;
   const app = createApp({
     config,
     database: options.database,
     verifier,
     logger,
     live,
+    rateLimitStore,
     ...(options.clock && { clock: options.clock }),
   });
   const server: Server = await new Promise((resolve) => {
@@ -161,6 +166,7 @@ export async function startTestApp(options: {
       await live.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      rateLimitStore?.disconnect();
       if (!options.issuer) await issuer.stop();
     },
   };

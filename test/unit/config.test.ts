@@ -37,11 +37,22 @@ describe('loadConfig', () => {
     expect(hs.auth).toMatchObject({ kind: 'hs256', audience: ['a', 'b'] });
   });
 
+  it('reads REDIS_URL and REDIS_KEY_PREFIX for the rate limits', () => {
+    expect(loadConfig({}).rateLimit).toMatchObject({
+      redisUrl: undefined,
+      redisKeyPrefix: 'user-profile-service:ratelimit:',
+    });
+    expect(
+      loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379/2', REDIS_KEY_PREFIX: 'a:' }).rateLimit,
+    ).toMatchObject({ redisUrl: 'redis://127.0.0.1:6379/2', redisKeyPrefix: 'a:' });
+  });
+
   it.each([
     [{ PORT: 'eighty' }, /PORT/],
     [{ PORT: '70000' }, /PORT/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
     [{ RATE_LIMIT_PER_USER: '-1' }, /RATE_LIMIT_PER_USER/],
+    [{ REDIS_URL: 'http://127.0.0.1:6379' }, /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
     [{ NODE_ENV: 'staging' }, /NODE_ENV/],
     [{ AUTH_ISSUER: 'x', AUTH_HS256_SECRET: 'short' }, /AUTH_HS256_SECRET/],
     [{ AUTH_JWKS_URL: 'https://idp/jwks' }, /AUTH_ISSUER is required/],

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTokenCache } from '../../src/auth/token-cache.js';
 import { createAuthVerifier } from '../../src/auth/key-sources.js';
 import type { AuthVerifier } from '../../src/auth/verifier.js';
-import { createBoundedCache } from '../../src/bounded-cache.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { AppError } from '../../src/app-error.js';
 import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer.js';
@@ -98,7 +97,7 @@ describe('token cache', () => {
     expect(counter.calls).toBe(2);
   });
 
-  it('holds at most maxEntries tokens, dropping the oldest', async () => {
+  it('holds at most maxEntries tokens, dropping the least recently used', async () => {
     const { counter, verifier } = counted();
     const cached = withTokenCache(verifier, { ttlSeconds: 60, maxEntries: 2 });
     const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((s) => issuer.sign(s)));
@@ -120,32 +119,6 @@ describe('token cache', () => {
     await cached.verify(token);
     await cached.verify(token);
     expect(counter.calls).toBe(2);
-  });
-});
-
-describe('bounded cache', () => {
-  it('expires entries and refuses to store already-expired ones', () => {
-    const time = clock(1_000);
-    const cache = createBoundedCache<number>({ maxEntries: 10, now: time.now });
-    cache.set('a', 1, 2_000);
-    cache.set('gone', 2, 1_000);
-    expect(cache.get('a')).toBe(1);
-    expect(cache.get('gone')).toBeUndefined();
-    time.state.now = 2_000;
-    expect(cache.get('a')).toBeUndefined();
-    expect(cache.size).toBe(0);
-  });
-
-  it('re-setting a key makes it the newest', () => {
-    const cache = createBoundedCache<number>({ maxEntries: 2 });
-    const later = Date.now() + 60_000;
-    cache.set('a', 1, later);
-    cache.set('b', 2, later);
-    cache.set('a', 3, later);
-    cache.set('c', 4, later); // evicts b, the oldest
-    expect(cache.get('a')).toBe(3);
-    expect(cache.get('b')).toBeUndefined();
-    expect(cache.get('c')).toBe(4);
   });
 });
 
