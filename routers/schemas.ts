@@ -5,6 +5,7 @@ import {
   MAX_CURSOR_LENGTH,
 } from '../src/domain/cursor.js';
 import { profileFieldSchemas, teamFilterSchema, type ProfileField } from '../src/domain/profile.js';
+import { POINTS_HISTORY_LIMIT } from '../src/services/profile.js';
 
 /**
  * Input and output schemas of every router. Each carries an `id`, so openapi.json
@@ -68,7 +69,10 @@ export const LedgerEntrySchema = z
 export const PointsHistorySchema = z
   .object({
     balance: points,
-    entries: z.array(LedgerEntrySchema).max(20).meta({ description: 'Newest first, at most 20' }),
+    entries: z
+      .array(LedgerEntrySchema)
+      .max(POINTS_HISTORY_LIMIT)
+      .meta({ description: `Newest first, at most ${POINTS_HISTORY_LIMIT}` }),
   })
   .meta({ id: 'PointsHistory' });
 

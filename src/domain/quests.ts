@@ -74,13 +74,19 @@ export function questAwardKey(questId: string): string {
 
 export type { StoredQuest };
 
+/** A quest with one user's state of it: what every quest list shows. */
+export interface QuestProgress {
+  quest: QuestDefinition;
+  state: StoredQuest;
+}
+
 export interface QuestSyncPlan {
   /** Rows whose stored progress, target or status differ from the evaluation. */
   writes: StoredQuest[];
   /** Quests this sync completes: each earns its points once. */
   newlyCompleted: QuestDefinition[];
   /** Every active quest's state after the sync. */
-  quests: { quest: QuestDefinition; state: StoredQuest }[];
+  quests: QuestProgress[];
 }
 
 /**
@@ -130,7 +136,7 @@ export function questProgress(
   state: QuestState,
   stored: ReadonlyMap<string, StoredQuest>,
   now: Date,
-): QuestSyncPlan['quests'] {
+): QuestProgress[] {
   if (state.onboarded) return planQuestSync(state, stored, now).quests;
   return QUESTS.map((quest) => ({
     quest,

@@ -18,6 +18,7 @@ import {
   planQuestSync,
   questAwardKey,
   type QuestDefinition,
+  type QuestProgress,
   type StoredQuest,
 } from '../domain/quests.js';
 import {
@@ -49,10 +50,8 @@ export interface WriteDeps {
   config: { handles: HandlePolicy };
 }
 
-export interface QuestProgressView {
-  quest: QuestDefinition;
-  state: StoredQuest;
-}
+/** The domain's QuestProgress, under the name the routers' DTO mapping uses. */
+export type QuestProgressView = QuestProgress;
 
 export interface QuestSyncResult {
   pointsAwarded: number;
