@@ -65,7 +65,8 @@ export async function seedUsers(
     options.log?.(`- ${name}: ${timings[name]!.toFixed(1)} s`);
   };
   // Per g: the user id, and the flags every table derives its rows from.
-  const id = sql`md5(${issuer} || '/' || g)::uuid`;
+  // An RFC 4122 version-4 layout (version nibble 4, variant 8): the API's uuid schema checks it.
+  const id = sql`overlay(overlay(md5(${issuer} || '/' || g) placing '4' from 13) placing '8' from 17)::uuid`;
   const team = sql`(g % 25 <> 0)`;
   const rival = sql`(g % 3 = 0)`;
   const full = sql`(g % 21 = 0 AND g % 25 <> 0)`;

@@ -2,8 +2,9 @@ import type { z } from 'zod';
 import type { RankedEntry } from '../db/queries/leaderboard.js';
 import type { LedgerRow, ProfileFields, ProfileRow, UserRow } from '../db/schema.js';
 import { EMPTY_PROFILE, PROFILE_FIELDS } from '../src/domain/profile.js';
+import { seasonOfBoard } from '../src/domain/seasons.js';
 import type { AccountExport } from '../src/services/account.js';
-import type { AroundMe } from '../src/services/leaderboard.js';
+import type { AroundMe, BoardView } from '../src/services/leaderboard.js';
 import type { Page } from '../src/services/page.js';
 import type { QuestProgressView, QuestSyncResult } from '../src/services/profile.js';
 import type {
@@ -98,12 +99,28 @@ export function toQuestSync(sync: QuestSyncResult): z.infer<typeof QuestSyncSche
   };
 }
 
-export function toLeaderboardPage(page: Page<RankedEntry>): z.infer<typeof LeaderboardPageSchema> {
-  return { entries: page.entries.map(toLeaderboardEntry), nextCursor: page.nextCursor };
+function toBoardView(view: BoardView) {
+  return {
+    period: view.period,
+    season: view.season?.id ?? null,
+    startsAt: view.season ? iso(view.season.startsAt) : null,
+    nextResetAt: view.season ? iso(view.season.endsAt) : null,
+  };
+}
+
+export function toLeaderboardPage(
+  page: Page<RankedEntry> & BoardView,
+): z.infer<typeof LeaderboardPageSchema> {
+  return {
+    ...toBoardView(page),
+    entries: page.entries.map(toLeaderboardEntry),
+    nextCursor: page.nextCursor,
+  };
 }
 
 export function toLeaderboardAroundMe(around: AroundMe): z.infer<typeof LeaderboardAroundMeSchema> {
   return {
+    ...toBoardView(around),
     entry: toLeaderboardEntry(around.entry),
     above: around.above.map(toLeaderboardEntry),
     below: around.below.map(toLeaderboardEntry),
@@ -133,14 +150,14 @@ export function toAccountExport(account: AccountExport): z.infer<typeof AccountE
     })),
     pointsLedger: { balance: account.points, entries: account.ledger.map(toLedgerEntry) },
     quests: account.quests.map(toQuestProgress),
-    boards: account.leaderboardEntry
-      ? [
-          {
-            period: 'all' as const,
-            points: account.leaderboardEntry.points,
-            rank: account.leaderboardEntry.rank,
-          },
-        ]
-      : [],
+    boards: account.boards.map(({ board, entry }) => {
+      const season = seasonOfBoard(board);
+      return {
+        period: season?.period ?? ('all' as const),
+        season: season?.id ?? null,
+        points: entry.points,
+        rank: entry.rank,
+      };
+    }),
   };
 }

@@ -21,18 +21,21 @@ export const leaderboardRouter = router({
         summary: 'Leaderboard, one page at a time',
         description:
           `${RANK_ORDER} Pages follow nextCursor (keyset pagination: no entry is skipped or ` +
-          'repeated under ties). With `team`, only fans of that team, ranked among themselves.',
+          'repeated under ties). With `team`, only fans of that team, ranked among themselves. With ' +
+          '`period=week` or `period=month`, the current ISO week’s (from Monday 00:00 UTC) or ' +
+          'calendar month’s (UTC) board: points earned in it; `startsAt` and `nextResetAt` ' +
+          'say when it began and when it starts afresh.',
         protect: true,
       },
     })
     .input(LeaderboardInput)
     .output(success(LeaderboardPageSchema))
     .query(async ({ ctx, input }) => {
-      const page = await getLeaderboard(ctx.deps.db, {
-        limit: input.limit,
-        after: input.cursor,
-        team: input.team,
-      });
+      const page = await getLeaderboard(
+        ctx.deps.db,
+        { period: input.period, limit: input.limit, after: input.cursor, team: input.team },
+        ctx.deps.clock(),
+      );
       return { success: true as const, data: toLeaderboardPage(page) };
     }),
 
@@ -44,15 +47,16 @@ export const leaderboardRouter = router({
         summary: 'The signed-in user’s rank and neighbours',
         description:
           `${RANK_ORDER} The caller's entry with up to \`radius\` entries above and below it ` +
-          '(fewer at the top and bottom). With `team`, on that team’s fan board. 404 when the ' +
-          'caller has no entry there (not onboarded, or not a fan of `team`).',
+          '(fewer at the top and bottom). With `team`, on that team’s fan board; with `period`, ' +
+          'on the current week’s or month’s board. 404 when the caller has no entry there (not ' +
+          'onboarded, not a fan of `team`, or no points earned in the season).',
         protect: true,
       },
     })
     .input(LeaderboardAroundMeInput)
     .output(success(LeaderboardAroundMeSchema))
     .query(async ({ ctx, input }) => {
-      const around = await getLeaderboardAroundMe(ctx.deps.db, ctx.userId, input);
+      const around = await getLeaderboardAroundMe(ctx.deps.db, ctx.userId, input, ctx.deps.clock());
       return { success: true as const, data: toLeaderboardAroundMe(around) };
     }),
 });

@@ -188,8 +188,18 @@ function cursorParam<T>(decode: (cursor: string) => T | undefined) {
     .meta({ description: 'nextCursor of the previous page, unchanged; omit for the first page' });
 }
 
+const periodParam = z
+  .enum(['all', 'week', 'month'])
+  .default('all')
+  .meta({
+    description:
+      'Which board: all (all-time, the default), week (the current ISO week, from Monday ' +
+      '00:00 UTC) or month (the current calendar month, UTC): points earned in it',
+  });
+
 export const LeaderboardInput = z
   .strictObject({
+    period: periodParam,
     limit: pageLimit,
     cursor: cursorParam(decodeLeaderboardCursor).optional(),
     team: teamFilterSchema.optional(),
@@ -198,6 +208,7 @@ export const LeaderboardInput = z
 
 export const LeaderboardAroundMeInput = z
   .strictObject({
+    period: periodParam,
     radius: z
       .number()
       .int()
@@ -221,8 +232,22 @@ const nextCursor = z
   .nullable()
   .meta({ description: 'Pass as `cursor` for the next page; null on the last page' });
 
+/** Which board a leaderboard read shows. */
+const boardFields = {
+  period: z.enum(['all', 'week', 'month']),
+  season: z
+    .string()
+    .nullable()
+    .meta({ description: 'The season shown (2026-W47, 2026-11); null for the all-time board' }),
+  startsAt: time.nullable().meta({ description: 'When the season began; null for all-time' }),
+  nextResetAt: time
+    .nullable()
+    .meta({ description: 'When this period starts afresh (the next season); null for all-time' }),
+};
+
 export const LeaderboardPageSchema = z
   .object({
+    ...boardFields,
     entries: z.array(LeaderboardEntrySchema).meta({ description: 'In rank order' }),
     nextCursor,
   })
@@ -230,6 +255,7 @@ export const LeaderboardPageSchema = z
 
 export const LeaderboardAroundMeSchema = z
   .object({
+    ...boardFields,
     entry: LeaderboardEntrySchema,
     above: z
       .array(LeaderboardEntrySchema)
@@ -273,7 +299,11 @@ export const HandleChangeSchema = z
 
 export const BoardStandingSchema = z
   .object({
-    period: z.enum(['all']).meta({ description: 'The board: all = the all-time board' }),
+    period: z.enum(['all', 'week', 'month']),
+    season: z
+      .string()
+      .nullable()
+      .meta({ description: 'The season (2026-W47, 2026-11); null for the all-time board' }),
     points,
     rank: z.number().int().min(1),
   })

@@ -206,7 +206,11 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, Examples>> = {
       quests: questsAfterOnboarding.map((q) =>
         q.completedAt ? q : { ...q, progress: q.target, status: 'completed', completedAt: UPDATED },
       ),
-      boards: [{ period: 'all', points: 275, rank: 12 }],
+      boards: [
+        { period: 'all', season: null, points: 275, rank: 12 },
+        { period: 'week', season: '2026-W48', points: 125, rank: 3 },
+        { period: 'month', season: '2026-11', points: 275, rank: 9 },
+      ],
     }),
   },
   deleteAccount: {
@@ -234,6 +238,10 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, Examples>> = {
   },
   leaderboard: {
     '200': ok('page', 'Leaderboard page', {
+      period: 'all',
+      season: null,
+      startsAt: null,
+      nextResetAt: null,
       entries: [
         entry(BEN, 'benfromleeds', 'Ben Carter', 2450, 1),
         entry(CARA, 'cara_fc', 'Cara Duarte', 1900, 2, 'https://cara.example.org/'),
@@ -243,6 +251,10 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, Examples>> = {
   },
   leaderboardAroundMe: {
     '200': ok('aroundMe', 'Your rank with one neighbour on each side', {
+      period: 'week',
+      season: '2026-W48',
+      startsAt: '2026-11-23T00:00:00.000Z',
+      nextResetAt: '2026-11-30T00:00:00.000Z',
       entry: entry(ALICE, 'alice', 'Alice Martin', 275, 12, 'https://alice.example.com/'),
       above: [entry(CARA, 'cara_fc', 'Cara Duarte', 300, 11, 'https://cara.example.org/')],
       below: [entry(BEN, 'benfromleeds', 'Ben Carter', 250, 13)],

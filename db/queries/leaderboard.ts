@@ -185,3 +185,15 @@ export async function neighbours(
     below: below.map((row, index) => positioned(row, entry.rank + index + 1)),
   };
 }
+
+/** The boards the user has an entry on: all-time first, then seasons, newest first. */
+export async function findUserBoards(db: Kysely<Database>, userId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('leaderboardEntries')
+    .select('board')
+    .where('userId', '=', userId)
+    .orderBy(sql`board = ${ALL_TIME_BOARD}`, 'desc')
+    .orderBy('board', 'desc')
+    .execute();
+  return rows.map((row) => row.board);
+}

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { handleHistory, handleReservations } from '../../db/queries/handles.js';
-import { findRankedEntry, type RankedEntry } from '../../db/queries/leaderboard.js';
+import { findRankedEntry, findUserBoards, type RankedEntry } from '../../db/queries/leaderboard.js';
 import { allLedgerEntries, findBalance, recentLedgerEntries } from '../../db/queries/points.js';
 import { findUserQuests } from '../../db/queries/quests.js';
 import { findProfile, findUser } from '../../db/queries/users.js';
@@ -79,8 +79,8 @@ export interface AccountExport {
   handleReservations: { handleKey: string; reservedUntil: Date }[];
   ledger: LedgerRow[];
   quests: QuestProgressView[];
-  /** The caller's entry on the all-time board with its rank; undefined before onboarding. */
-  leaderboardEntry: RankedEntry | undefined;
+  /** The caller's entries on every board (all-time and seasons) with their ranks now. */
+  boards: { board: string; entry: RankedEntry }[];
 }
 
 /**
@@ -107,7 +107,20 @@ export function exportAccount(db: Kysely<Database>, userId: string): Promise<Acc
         stored,
         exportedAt,
       ),
-      leaderboardEntry: await findRankedEntry(trx, userId),
+      boards: await boardEntries(trx, userId),
     };
   });
+}
+
+async function boardEntries(
+  db: Kysely<Database>,
+  userId: string,
+): Promise<{ board: string; entry: RankedEntry }[]> {
+  const boards = await findUserBoards(db, userId);
+  const entries = [];
+  for (const board of boards) {
+    const entry = await findRankedEntry(db, userId, { board });
+    if (entry) entries.push({ board, entry });
+  }
+  return entries;
 }

@@ -118,7 +118,7 @@ export interface paths {
         };
         /**
          * Leaderboard, one page at a time
-         * @description Rank order: more points first, then whoever reached that score first, then user id. Pages follow nextCursor (keyset pagination: no entry is skipped or repeated under ties). With `team`, only fans of that team, ranked among themselves.
+         * @description Rank order: more points first, then whoever reached that score first, then user id. Pages follow nextCursor (keyset pagination: no entry is skipped or repeated under ties). With `team`, only fans of that team, ranked among themselves. With `period=week` or `period=month`, the current ISO week’s (from Monday 00:00 UTC) or calendar month’s (UTC) board: points earned in it; `startsAt` and `nextResetAt` say when it began and when it starts afresh.
          */
         get: operations["leaderboard"];
         put?: never;
@@ -138,7 +138,7 @@ export interface paths {
         };
         /**
          * The signed-in user’s rank and neighbours
-         * @description Rank order: more points first, then whoever reached that score first, then user id. The caller's entry with up to `radius` entries above and below it (fewer at the top and bottom). With `team`, on that team’s fan board. 404 when the caller has no entry there (not onboarded, or not a fan of `team`).
+         * @description Rank order: more points first, then whoever reached that score first, then user id. The caller's entry with up to `radius` entries above and below it (fewer at the top and bottom). With `team`, on that team’s fan board; with `period`, on the current week’s or month’s board. 404 when the caller has no entry there (not onboarded, not a fan of `team`, or no points earned in the season).
          */
         get: operations["leaderboardAroundMe"];
         put?: never;
@@ -357,21 +357,36 @@ export interface components {
             changedAt: string;
         };
         BoardStanding: {
-            /**
-             * @description The board: all = the all-time board
-             * @enum {string}
-             */
-            period: "all";
+            /** @enum {string} */
+            period: "all" | "week" | "month";
+            /** @description The season (2026-W47, 2026-11); null for the all-time board */
+            season: string | null;
             points: number;
             rank: number;
         };
         LeaderboardPage: {
+            /** @enum {string} */
+            period: "all" | "week" | "month";
+            /** @description The season shown (2026-W47, 2026-11); null for the all-time board */
+            season: string | null;
+            /** @description When the season began; null for all-time */
+            startsAt: string | null;
+            /** @description When this period starts afresh (the next season); null for all-time */
+            nextResetAt: string | null;
             /** @description In rank order */
             entries: components["schemas"]["LeaderboardEntry"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
         };
         LeaderboardAroundMe: {
+            /** @enum {string} */
+            period: "all" | "week" | "month";
+            /** @description The season shown (2026-W47, 2026-11); null for the all-time board */
+            season: string | null;
+            /** @description When the season began; null for all-time */
+            startsAt: string | null;
+            /** @description When this period starts afresh (the next season); null for all-time */
+            nextResetAt: string | null;
             entry: components["schemas"]["LeaderboardEntry"];
             /** @description Up to `radius` entries ranked just above, in rank order */
             above: components["schemas"]["LeaderboardEntry"][];
@@ -1119,6 +1134,8 @@ export interface operations {
     leaderboard: {
         parameters: {
             query?: {
+                /** @description Which board: all (all-time, the default), week (the current ISO week, from Monday 00:00 UTC) or month (the current calendar month, UTC): points earned in it */
+                period?: "all" | "week" | "month";
                 /** @description Entries per page, 1–100 (default 20) */
                 limit?: number;
                 /** @description nextCursor of the previous page, unchanged; omit for the first page */
@@ -1201,6 +1218,8 @@ export interface operations {
     leaderboardAroundMe: {
         parameters: {
             query?: {
+                /** @description Which board: all (all-time, the default), week (the current ISO week, from Monday 00:00 UTC) or month (the current calendar month, UTC): points earned in it */
+                period?: "all" | "week" | "month";
                 /** @description Neighbours to return on each side, 0–25 (default 5) */
                 radius?: number;
                 /** @description Only fans whose favoriteTeam is this team (compared ignoring case, compatibility forms and invisible characters, after the same trimming as profile fields); ranks are within the team. */

@@ -81,8 +81,26 @@ describe.each(FACES)(`GET /api/user/export over %s on ${testDbKind}`, (face) => 
       status: 'completed',
     });
     const around = await reader(app, face)('leaderboardAroundMe', token, { radius: 0 });
-    expect(around.ok && data.boards).toEqual([
-      { period: 'all', points: me.points, rank: around.ok && around.data.entry.rank },
+    // All-time first, then this week's and this month's boards (all points were earned now).
+    const week = await reader(app, face)('leaderboardAroundMe', token, {
+      radius: 0,
+      period: 'week',
+    });
+    const month = await reader(app, face)('leaderboardAroundMe', token, {
+      radius: 0,
+      period: 'month',
+    });
+    expect(around.ok && week.ok && month.ok).toBe(true);
+    if (!around.ok || !week.ok || !month.ok) return;
+    expect(data.boards).toEqual([
+      { period: 'all', season: null, points: me.points, rank: around.data.entry.rank },
+      { period: 'week', season: week.data.season, points: me.points, rank: week.data.entry.rank },
+      {
+        period: 'month',
+        season: month.data.season,
+        points: me.points,
+        rank: month.data.entry.rank,
+      },
     ]);
   });
 });

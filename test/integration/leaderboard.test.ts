@@ -29,7 +29,18 @@ describe.each(FACES)(`GET /api/leaderboard over %s on ${testDbKind}`, (face) => 
 
   it('answers an empty board with no entries and a null cursor', async () => {
     const result = await read()('leaderboard', viewer, { team: uniqueTeam('Nobody') });
-    expect(result).toEqual({ ok: true, status: 200, data: { entries: [], nextCursor: null } });
+    expect(result).toEqual({
+      ok: true,
+      status: 200,
+      data: {
+        period: 'all',
+        season: null,
+        startsAt: null,
+        nextResetAt: null,
+        entries: [],
+        nextCursor: null,
+      },
+    });
   });
 
   it('answers a board that fits one page with every entry, ranked, and no cursor', async () => {
@@ -41,6 +52,10 @@ describe.each(FACES)(`GET /api/leaderboard over %s on ${testDbKind}`, (face) => 
     ]);
     const result = await read()('leaderboard', viewer, { team });
     expect(result.ok && result.data).toEqual({
+      period: 'all',
+      season: null,
+      startsAt: null,
+      nextResetAt: null,
       entries: [
         {
           userId: users[1]!.userId,

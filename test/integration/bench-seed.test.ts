@@ -1,0 +1,60 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isSeeded, seedUsers } from '../../bench/seed-data.js';
+import { findRankedEntry } from '../../db/queries/leaderboard.js';
+import { consistencyProblems } from '../helpers/consistency.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/test-db.js';
+
+/**
+ * bench:seed's data (bench/seed-data.ts) keeps every invariant the service
+ * relies on: a service started on it serves the seeded users correctly.
+ */
+
+const USERS = 300;
+let database: TestDatabase;
+let app: TestApp;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  app = await startTestApp({ database });
+  await seedUsers(database.db, { users: USERS, issuer: app.issuer.issuer });
+}, 120_000);
+afterAll(async () => {
+  await app?.close();
+  await database?.destroy();
+});
+
+describe(`bench:seed data on ${testDbKind}`, () => {
+  it('is consistent, ranks equal a full sort, and the service serves the seeded users', async () => {
+    const db = database.db;
+    expect(await isSeeded(db, app.issuer.issuer)).toBe(true);
+    expect(await consistencyProblems(db)).toEqual([]);
+    const { rows } = await sql<{ userId: string; rank: string }>`
+      SELECT user_id, ROW_NUMBER() OVER (ORDER BY points DESC, reached_seq, user_id)::text AS rank
+      FROM leaderboard_entries WHERE board = 'all'`.execute(db);
+    expect(rows).toHaveLength(USERS);
+    for (const row of rows.filter((_, i) => i % 7 === 0)) {
+      expect((await findRankedEntry(db, row.userId))?.rank).toBe(Number(row.rank));
+    }
+
+    // seed-21 filled all eight fields: 100 + 25 + 25 + 25 + 100.
+    const token = await app.token('seed-21');
+    const me = await app.request('GET', '/api/user', { token });
+    expect(me.body).toMatchObject({ data: { handle: 'seed_21', points: 275 } });
+    const repeat = await app.request('POST', '/api/user/profile', { token, body: {} });
+    expect(repeat.status).toBe(200);
+    expect(repeat.body.data.questSync.pointsAwarded).toBe(0);
+    const want = rows.find((row) => row.userId === me.body.data.id)!;
+    expect(repeat.body.data.leaderboardEntry.rank).toBe(Number(want.rank));
+    // seed-1 has no rival yet: naming one awards it once, as for any user.
+    const other = await app.token('seed-1');
+    const patched = await app.request('PATCH', '/api/user', {
+      token: other,
+      body: { rivalTeam: 'Rivals FC' },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data.points).toBe(175);
+    expect(await consistencyProblems(db)).toEqual([]);
+  }, 120_000);
+});
