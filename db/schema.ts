@@ -15,6 +15,8 @@ export interface Database {
   handleHistory: HandleHistoryTable;
   liveEvents: LiveEventsTable;
   webhookDeliveries: WebhookDeliveriesTable;
+  seasonArchives: SeasonArchivesTable;
+  seasonStandings: SeasonStandingsTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -207,3 +209,20 @@ export type UserQuestRow = Selectable<UserQuestsTable>;
 export type LiveEventRow = Selectable<LiveEventsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type HandleHistoryRow = Selectable<HandleHistoryTable>;
+
+/** One row per closed season whose final standings were cut (docs/SEASONS.md). */
+export interface SeasonArchivesTable {
+  /** The season's board: `week:2026-W47`, `month:2026-11`. */
+  board: string;
+  /** When the season ended. */
+  closedAt: Timestamp;
+  archivedAt: Generated<Date>;
+}
+
+/** A closed season's final standings; user_id is null once the account is deleted. */
+export interface SeasonStandingsTable {
+  board: string;
+  rank: number;
+  userId: string | null;
+  points: number;
+}

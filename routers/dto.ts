@@ -4,14 +4,17 @@ import type { LedgerRow, ProfileFields, ProfileRow, UserRow } from '../db/schema
 import { EMPTY_PROFILE, PROFILE_FIELDS } from '../src/domain/profile.js';
 import { seasonOfBoard } from '../src/domain/seasons.js';
 import type { AccountExport } from '../src/services/account.js';
-import type { AroundMe, BoardView } from '../src/services/leaderboard.js';
+import type { ArchivedEntry, AroundMe, BoardView } from '../src/services/leaderboard.js';
+import type { Season, SeasonPeriod } from '../src/domain/seasons.js';
 import type { Page } from '../src/services/page.js';
 import type { QuestProgressView, QuestSyncResult } from '../src/services/profile.js';
 import type {
   AccountExportSchema,
+  BoardPageEntrySchema,
   LeaderboardAroundMeSchema,
   LeaderboardEntrySchema,
   LeaderboardPageSchema,
+  LeaderboardSeasonsSchema,
   PointsHistoryPageSchema,
   LedgerEntrySchema,
   QuestProgressSchema,
@@ -67,6 +70,20 @@ export function toLeaderboardEntry(entry: RankedEntry): z.infer<typeof Leaderboa
   };
 }
 
+/** A board page's entry: an archived standing of a deleted account has no user id. */
+function toBoardPageEntry(
+  entry: RankedEntry | ArchivedEntry,
+): z.infer<typeof BoardPageEntrySchema> {
+  return {
+    userId: entry.userId,
+    handle: entry.handle,
+    name: entry.name,
+    profileUrl: entry.profileUrl,
+    points: entry.points,
+    rank: entry.rank,
+  };
+}
+
 export function toLedgerEntry(row: LedgerRow): z.infer<typeof LedgerEntrySchema> {
   return {
     id: String(row.id),
@@ -109,11 +126,11 @@ function toBoardView(view: BoardView) {
 }
 
 export function toLeaderboardPage(
-  page: Page<RankedEntry> & BoardView,
+  page: Page<RankedEntry | ArchivedEntry> & BoardView,
 ): z.infer<typeof LeaderboardPageSchema> {
   return {
     ...toBoardView(page),
-    entries: page.entries.map(toLeaderboardEntry),
+    entries: page.entries.map(toBoardPageEntry),
     nextCursor: page.nextCursor,
   };
 }
@@ -159,5 +176,20 @@ export function toAccountExport(account: AccountExport): z.infer<typeof AccountE
         rank: entry.rank,
       };
     }),
+  };
+}
+
+export function toLeaderboardSeasons(
+  period: SeasonPeriod,
+  page: Page<Season>,
+): z.infer<typeof LeaderboardSeasonsSchema> {
+  return {
+    period,
+    entries: page.entries.map((season) => ({
+      season: season.id,
+      startsAt: season.startsAt.toISOString(),
+      endsAt: season.endsAt.toISOString(),
+    })),
+    nextCursor: page.nextCursor,
   };
 }

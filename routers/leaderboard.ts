@@ -1,11 +1,17 @@
-import { getLeaderboard, getLeaderboardAroundMe } from '../src/services/leaderboard.js';
+import {
+  getLeaderboard,
+  getLeaderboardAroundMe,
+  listClosedSeasons,
+} from '../src/services/leaderboard.js';
 import { protectedProcedure, router } from '../src/trpc/init.js';
-import { toLeaderboardAroundMe, toLeaderboardPage } from './dto.js';
+import { toLeaderboardAroundMe, toLeaderboardPage, toLeaderboardSeasons } from './dto.js';
 import {
   LeaderboardAroundMeInput,
   LeaderboardAroundMeSchema,
   LeaderboardInput,
   LeaderboardPageSchema,
+  LeaderboardSeasonsInput,
+  LeaderboardSeasonsSchema,
   success,
 } from './schemas.js';
 
@@ -24,7 +30,9 @@ export const leaderboardRouter = router({
           'repeated under ties). With `team`, only fans of that team, ranked among themselves. With ' +
           '`period=week` or `period=month`, the current ISO week’s (from Monday 00:00 UTC) or ' +
           'calendar month’s (UTC) board: points earned in it; `startsAt` and `nextResetAt` ' +
-          'say when it began and when it starts afresh.',
+          'say when it began and when it starts afresh. With `season` (a closed season of ' +
+          '`period`), that season’s final standings, frozen when it closed, with today’s handle ' +
+          'and name (null for deleted accounts); 404 while the season has not closed.',
         protect: true,
       },
     })
@@ -33,10 +41,39 @@ export const leaderboardRouter = router({
     .query(async ({ ctx, input }) => {
       const page = await getLeaderboard(
         ctx.deps.db,
-        { period: input.period, limit: input.limit, after: input.cursor, team: input.team },
+        {
+          period: input.period,
+          limit: input.limit,
+          after: input.cursor,
+          team: input.team,
+          season: input.season,
+        },
         ctx.deps.clock(),
       );
       return { success: true as const, data: toLeaderboardPage(page) };
+    }),
+
+  leaderboardSeasons: protectedProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/leaderboard/seasons',
+        summary: 'Closed seasons with final standings',
+        description:
+          'The closed ISO weeks or UTC months that have entries, newest first, one page at a ' +
+          'time: read each one’s final standings with GET /api/leaderboard?period=…&season=….',
+        protect: true,
+      },
+    })
+    .input(LeaderboardSeasonsInput)
+    .output(success(LeaderboardSeasonsSchema))
+    .query(async ({ ctx, input }) => {
+      const page = await listClosedSeasons(
+        ctx.deps.db,
+        { period: input.period, limit: input.limit, after: input.cursor },
+        ctx.deps.clock(),
+      );
+      return { success: true as const, data: toLeaderboardSeasons(input.period, page) };
     }),
 
   leaderboardAroundMe: protectedProcedure

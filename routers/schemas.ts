@@ -203,8 +203,24 @@ export const LeaderboardInput = z
     limit: pageLimit,
     cursor: cursorParam(decodeLeaderboardCursor).optional(),
     team: teamFilterSchema.optional(),
+    season: z.string().max(16).optional().meta({
+      description:
+        'A closed season of `period` (2026-W47 for week, 2026-11 for month): its final standings',
+    }),
   })
   .meta({ id: 'LeaderboardInput' });
+
+export const LeaderboardSeasonsInput = z
+  .strictObject({
+    period: z.enum(['week', 'month']).meta({ description: 'ISO weeks or UTC calendar months' }),
+    limit: pageLimit,
+    cursor: z
+      .string()
+      .max(16)
+      .optional()
+      .meta({ description: 'nextCursor of the previous page, unchanged; omit for the first page' }),
+  })
+  .meta({ id: 'LeaderboardSeasonsInput' });
 
 export const LeaderboardAroundMeInput = z
   .strictObject({
@@ -245,10 +261,18 @@ const boardFields = {
     .meta({ description: 'When this period starts afresh (the next season); null for all-time' }),
 };
 
+/** A board page's entry: in a closed season's standings, a deleted account has no user id. */
+export const BoardPageEntrySchema = LeaderboardEntrySchema.extend({
+  userId: z
+    .uuid()
+    .nullable()
+    .meta({ description: 'null only in a closed season’s standings, for a deleted account' }),
+}).meta({ id: 'BoardPageEntry' });
+
 export const LeaderboardPageSchema = z
   .object({
     ...boardFields,
-    entries: z.array(LeaderboardEntrySchema).meta({ description: 'In rank order' }),
+    entries: z.array(BoardPageEntrySchema).meta({ description: 'In rank order' }),
     nextCursor,
   })
   .meta({ id: 'LeaderboardPage' });
@@ -265,6 +289,22 @@ export const LeaderboardAroundMeSchema = z
       .meta({ description: 'Up to `radius` entries ranked just below, in rank order' }),
   })
   .meta({ id: 'LeaderboardAroundMe' });
+
+export const ClosedSeasonSchema = z
+  .object({
+    season: z.string().meta({ description: '2026-W47 or 2026-11: pass as `season`' }),
+    startsAt: time,
+    endsAt: time.meta({ description: 'When it closed (exclusive end)' }),
+  })
+  .meta({ id: 'ClosedSeason' });
+
+export const LeaderboardSeasonsSchema = z
+  .object({
+    period: z.enum(['week', 'month']),
+    entries: z.array(ClosedSeasonSchema).meta({ description: 'Newest first' }),
+    nextCursor,
+  })
+  .meta({ id: 'LeaderboardSeasons' });
 
 export const PointsHistoryPageSchema = z
   .object({

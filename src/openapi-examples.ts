@@ -249,6 +249,24 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, Examples>> = {
       nextCursor: 'eyJwIjoxOTAwfQ',
     }),
   },
+  leaderboardSeasons: {
+    '200': ok('seasons', 'Closed weeks, newest first', {
+      period: 'week',
+      entries: [
+        {
+          season: '2026-W47',
+          startsAt: '2026-11-16T00:00:00.000Z',
+          endsAt: '2026-11-23T00:00:00.000Z',
+        },
+        {
+          season: '2026-W46',
+          startsAt: '2026-11-09T00:00:00.000Z',
+          endsAt: '2026-11-16T00:00:00.000Z',
+        },
+      ],
+      nextCursor: '2026-W46',
+    }),
+  },
   leaderboardAroundMe: {
     '200': ok('aroundMe', 'Your rank with one neighbour on each side', {
       period: 'week',

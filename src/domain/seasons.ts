@@ -54,3 +54,26 @@ export function currentBoard(
   const season = seasonAt(period, now);
   return { board: season.board, season };
 }
+
+/**
+ * The season of `period` with id `id` (`2026-W47`, `2026-11`), or undefined
+ * when `id` is not one (wrong format, week 54, month 13).
+ */
+export function parseSeason(period: SeasonPeriod, id: string): Season | undefined {
+  const match = period === 'week' ? /^(\d{4})-W(\d{2})$/.exec(id) : /^(\d{4})-(\d{2})$/.exec(id);
+  if (!match) return undefined;
+  const year = Number(match[1]);
+  const n = Number(match[2]);
+  // Week 1 holds 4 January; its Monday plus n - 1 weeks. Month n's 1st.
+  const at =
+    period === 'week'
+      ? new Date(Date.UTC(year, 0, 4) + (n - 1) * 7 * DAY_MS)
+      : new Date(Date.UTC(year, n - 1, 1));
+  const found = seasonAt(period, at);
+  return n >= 1 && found.id === id ? found : undefined;
+}
+
+/** Whether `season` has ended at `now`. */
+export function isClosed(season: Season, now: Date): boolean {
+  return season.endsAt.getTime() <= now.getTime();
+}

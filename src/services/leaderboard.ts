@@ -6,10 +6,24 @@ import {
   type PageEnd,
   type PositionedEntry,
 } from '../../db/queries/leaderboard.js';
+import {
+  archiveSeason,
+  seasonBoardsBefore,
+  standingsPage,
+  type StandingRow,
+} from '../../db/queries/season-archives.js';
 import type { Database } from '../../db/schema.js';
 import { encodeLeaderboardCursor } from '../domain/cursor.js';
-import { AppError } from '../app-error.js';
-import { currentBoard, type Period, type Season } from '../domain/seasons.js';
+import { AppError, validationError } from '../app-error.js';
+import {
+  currentBoard,
+  isClosed,
+  parseSeason,
+  seasonAt,
+  type Period,
+  type Season,
+  type SeasonPeriod,
+} from '../domain/seasons.js';
 import { toPage, type Page } from './page.js';
 import { readSnapshot } from './snapshot.js';
 
@@ -21,6 +35,8 @@ export interface LeaderboardQuery {
   after?: PageEnd | undefined;
   /** Only fans of this team (already normalised), ranked among themselves. */
   team?: string | undefined;
+  /** A closed season's id (`2026-W47`): its final standings (docs/SEASONS.md, Archives). */
+  season?: string | undefined;
 }
 
 /** The board a read showed: the period and, for a season, which one. */
@@ -34,8 +50,11 @@ export async function getLeaderboard(
   db: Kysely<Database>,
   query: LeaderboardQuery,
   now: Date = new Date(),
-): Promise<Page<PositionedEntry> & BoardView> {
+): Promise<Page<PositionedEntry | ArchivedEntry> & BoardView> {
   const period = query.period ?? 'all';
+  const { season: seasonId } = query;
+  if (seasonId !== undefined)
+    return getArchivedSeason(db, { ...query, period, season: seasonId }, now);
   const { board, season } = currentBoard(period, now);
   // One extra row says whether another page follows.
   const rows = await leaderboardPage(db, {
@@ -88,4 +107,80 @@ export function getLeaderboardAroundMe(
     });
     return { entry, above, below, period, season };
   });
+}
+
+/** A final standing: the user is null once the account is deleted. */
+export type ArchivedEntry = StandingRow;
+
+/**
+ * GET /api/leaderboard?period=week&season=2026-W47: a closed season's final
+ * standings, cut by the first read after it closed (db/queries/season-archives.ts).
+ */
+async function getArchivedSeason(
+  db: Kysely<Database>,
+  query: LeaderboardQuery & { period: Period; season: string },
+  now: Date,
+): Promise<Page<ArchivedEntry> & BoardView> {
+  const { period } = query;
+  if (period === 'all') {
+    throw validation('season', 'season needs period=week or period=month');
+  }
+  if (query.team !== undefined) {
+    throw validation('team', 'team cannot be combined with season: archives rank the whole board');
+  }
+  const season = parseSeason(period, query.season);
+  if (!season) {
+    throw validation(
+      'season',
+      period === 'week' ? 'Not an ISO week such as 2026-W47' : 'Not a month such as 2026-11',
+    );
+  }
+  if (!isClosed(season, now)) {
+    throw new AppError(
+      'NOT_FOUND',
+      `The ${period} ${season.id} has not closed yet (it ends ${season.endsAt.toISOString()}): ` +
+        'only closed seasons have final standings',
+    );
+  }
+  await archiveSeason(db, season.board, season.endsAt);
+  const rows = await standingsPage(db, {
+    board: season.board,
+    afterRank: query.after?.rank ?? 0,
+    limit: query.limit + 1,
+  });
+  const page = toPage(rows, query.limit, (last) =>
+    encodeLeaderboardCursor({
+      position: { points: last.points, seq: '0', userId: NO_USER },
+      rank: last.rank,
+    }),
+  );
+  return { ...page, period, season };
+}
+
+const NO_USER = '00000000-0000-0000-0000-000000000000';
+
+const validation = (path: string, message: string) => validationError([{ path, message }]);
+
+/** GET /api/leaderboard/seasons: closed seasons that have standings, newest first. */
+export async function listClosedSeasons(
+  db: Kysely<Database>,
+  query: { period: SeasonPeriod; limit: number; after?: string | undefined },
+  now: Date = new Date(),
+): Promise<Page<Season>> {
+  let before = seasonAt(query.period, now).board;
+  if (query.after !== undefined) {
+    const after = parseSeason(query.period, query.after);
+    if (!after) throw validation('cursor', 'Not a cursor this list gave out: pass nextCursor back');
+    if (after.board < before) before = after.board;
+  }
+  const boards = await seasonBoardsBefore(db, {
+    period: query.period,
+    before,
+    limit: query.limit + 1,
+  });
+  const seasons = boards.flatMap((board) => {
+    const season = parseSeason(query.period, board.slice(board.indexOf(':') + 1));
+    return season ? [season] : [];
+  });
+  return toPage(seasons, query.limit, (last) => last.id);
 }
