@@ -62,7 +62,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   deleteAccount: { tag: 'user', auth: 'bearer', errors: READ_ERRORS },
   quests: { tag: 'user', auth: 'bearer', errors: READ_ERRORS },
   pointsHistory: { tag: 'user', auth: 'bearer', errors: QUERY_ERRORS },
-  leaderboard: { tag: 'leaderboard', auth: 'bearer', errors: QUERY_ERRORS },
+  leaderboard: { tag: 'leaderboard', auth: 'bearer', errors: [400, 401, 404, 429, 500, 503] },
+  leaderboardSeasons: { tag: 'leaderboard', auth: 'bearer', errors: QUERY_ERRORS },
   leaderboardAroundMe: {
     tag: 'leaderboard',
     auth: 'bearer',

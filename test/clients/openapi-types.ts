@@ -118,9 +118,29 @@ export interface paths {
         };
         /**
          * Leaderboard, one page at a time
-         * @description Rank order: more points first, then whoever reached that score first, then user id. Pages follow nextCursor (keyset pagination: no entry is skipped or repeated under ties). With `team`, only fans of that team, ranked among themselves. With `period=week` or `period=month`, the current ISO week’s (from Monday 00:00 UTC) or calendar month’s (UTC) board: points earned in it; `startsAt` and `nextResetAt` say when it began and when it starts afresh.
+         * @description Rank order: more points first, then whoever reached that score first, then user id. Pages follow nextCursor (keyset pagination: no entry is skipped or repeated under ties). With `team`, only fans of that team, ranked among themselves. With `period=week` or `period=month`, the current ISO week’s (from Monday 00:00 UTC) or calendar month’s (UTC) board: points earned in it; `startsAt` and `nextResetAt` say when it began and when it starts afresh. With `season` (a closed season of `period`), that season’s final standings, frozen when it closed, with today’s handle and name (null for deleted accounts); 404 while the season has not closed.
          */
         get: operations["leaderboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leaderboard/seasons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Closed seasons with final standings
+         * @description The closed ISO weeks or UTC months that have entries, newest first, one page at a time: read each one’s final standings with GET /api/leaderboard?period=…&season=….
+         */
+        get: operations["leaderboardSeasons"];
         put?: never;
         post?: never;
         delete?: never;
@@ -374,9 +394,41 @@ export interface components {
             /** @description When this period starts afresh (the next season); null for all-time */
             nextResetAt: string | null;
             /** @description In rank order */
-            entries: components["schemas"]["LeaderboardEntry"][];
+            entries: components["schemas"]["BoardPageEntry"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
             nextCursor: string | null;
+        };
+        BoardPageEntry: {
+            /** @description null only in a closed season’s standings, for a deleted account */
+            userId: string | null;
+            handle: string | null;
+            name: string | null;
+            profileUrl: string | null;
+            points: number;
+            /** @description 1-based: more points first, then whoever reached that score first, then user id */
+            rank: number;
+        };
+        LeaderboardSeasons: {
+            /** @enum {string} */
+            period: "week" | "month";
+            /** @description Newest first */
+            entries: components["schemas"]["ClosedSeason"][];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        ClosedSeason: {
+            /** @description 2026-W47 or 2026-11: pass as `season` */
+            season: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601 timestamp in UTC
+             */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description When it closed (exclusive end)
+             */
+            endsAt: string;
         };
         LeaderboardAroundMe: {
             /** @enum {string} */
@@ -1142,6 +1194,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Only fans whose favoriteTeam is this team (compared ignoring case, compatibility forms and invisible characters, after the same trimming as profile fields); ranks are within the team. */
                 team?: string;
+                season?: string;
             };
             header?: never;
             path?: never;
@@ -1159,6 +1212,96 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: components["schemas"]["LeaderboardPage"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    leaderboardSeasons: {
+        parameters: {
+            query: {
+                /** @description ISO weeks or UTC calendar months */
+                period: "week" | "month";
+                /** @description Entries per page, 1–100 (default 20) */
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["LeaderboardSeasons"];
                     };
                 };
             };

@@ -101,9 +101,20 @@ export async function pointsHistory() {
 
 export async function leaderboard() {
   const { data } = await api.leaderboard.query({ limit: 10, team: 'Arsenal' });
-  assertType<Equal<(typeof data.entries)[number]['userId'], string>>();
+  assertType<Equal<(typeof data.entries)[number]['userId'], string | null>>();
   assertType<Equal<(typeof data.entries)[number]['rank'], number>>();
   assertType<Equal<typeof data.nextCursor, string | null>>();
+  return data;
+}
+
+export async function leaderboardSeasons() {
+  const { data } = await api.leaderboardSeasons.query({ period: 'week', limit: 5 });
+  assertType<Equal<(typeof data.entries)[number]['season'], string>>();
+  assertType<Equal<typeof data.nextCursor, string | null>>();
+  const closed = data.entries[0];
+  if (closed) await api.leaderboard.query({ period: 'week', season: closed.season });
+  // @ts-expect-error period is week or month
+  await api.leaderboardSeasons.query({ period: 'all' });
   return data;
 }
 

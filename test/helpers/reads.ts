@@ -15,12 +15,13 @@ export type Face = 'rest' | 'trpc';
 export const FACES: Face[] = ['rest', 'trpc'];
 
 export type ReadProcedure =
-  'me' | 'leaderboard' | 'leaderboardAroundMe' | 'pointsHistory' | 'quests';
+  'me' | 'leaderboard' | 'leaderboardAroundMe' | 'leaderboardSeasons' | 'pointsHistory' | 'quests';
 
 export const READ_PATHS: Record<ReadProcedure, string> = {
   me: '/api/user',
   leaderboard: '/api/leaderboard',
   leaderboardAroundMe: '/api/leaderboard/me',
+  leaderboardSeasons: '/api/leaderboard/seasons',
   pointsHistory: '/api/user/points',
   quests: '/api/user/quests',
 };

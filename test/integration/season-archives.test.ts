@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seasonAt } from '../../src/domain/seasons.js';
+import { FACES, reader } from '../helpers/reads.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/test-db.js';
+
+/**
+ * Closed seasons' final standings (docs/SEASONS.md, Archives): GET
+ * /api/leaderboard/seasons and GET /api/leaderboard?season=. The app's clock
+ * is injected and moved; each face plays in its own years, as season boards
+ * are shared by everyone.
+ */
+let database: TestDatabase;
+let app: TestApp;
+let now = new Date('2026-11-25T12:00:00.000Z');
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  app = await startTestApp({ database, clock: () => now });
+});
+afterAll(async () => {
+  await app?.close();
+  await database?.destroy();
+});
+
+const onboard = async (token: string, body: Record<string, unknown> = {}) =>
+  (await app.request('POST', '/api/user/profile', { token, body })).body.data.user.id as string;
+
+describe.each(FACES)(`season archives over %s on ${testDbKind}`, (face) => {
+  const read = () => reader(app, face);
+  const year = face === 'rest' ? 2040 : 2041;
+
+  it('freeze the final standings at the first read after close, with today’s names', async () => {
+    now = new Date(`${year}-03-07T12:00:00.000Z`);
+    const week = seasonAt('week', now).id;
+    const alice = await app.token();
+    const aliceId = await onboard(alice, { name: 'Alice', handle: `alice_${face}_${year}` }); // 125
+    const ben = await app.token();
+    const benId = await onboard(ben, { name: 'Ben' }); // 100: no handle yet
+    const cara = await app.token();
+    const caraId = await onboard(cara, { name: 'Cara', handle: `cara_${face}_${year}` });
+    await app.request('PATCH', '/api/user', { token: cara, body: { rivalTeam: 'Rivals' } });
+
+    const open = await read()('leaderboard', alice, { period: 'week', season: week });
+    expect(open).toMatchObject({ ok: false, status: 404, code: 'NOT_FOUND' });
+    expect(!open.ok && open.message).toContain(`The week ${week} has not closed yet`);
+
+    now = new Date(`${year}-03-14T00:00:00.000Z`); // a week later: that week closed
+    const first = await read()('leaderboard', alice, { period: 'week', season: week });
+    expect(first.ok && first.data).toMatchObject({
+      period: 'week',
+      season: week,
+      nextCursor: null,
+    });
+    const points = first.ok ? first.data.entries.map((e: { points: number }) => e.points) : [];
+    expect(first.ok && first.data.entries).toEqual([
+      expect.objectContaining({ userId: caraId, rank: 1, name: 'Cara' }),
+      expect.objectContaining({ userId: aliceId, rank: 2, name: 'Alice' }),
+      expect.objectContaining({ userId: benId, rank: 3, name: 'Ben', handle: null }),
+    ]);
+
+    // A late write credited to the closed week (a clock behind) changes its live board, not
+    // the archive.
+    const closedAt = now;
+    now = new Date(`${year}-03-07T13:00:00.000Z`);
+    await app.request('PATCH', '/api/user', { token: ben, body: { rivalTeam: 'Others' } });
+    const live = await database.db
+      .selectFrom('leaderboardEntries')
+      .select('points')
+      .where('board', '=', `week:${week}`)
+      .where('userId', '=', benId)
+      .executeTakeFirstOrThrow();
+    expect(live.points).toBe(points[2]! + 25);
+    now = closedAt;
+    await app.request('PATCH', '/api/user', {
+      token: ben,
+      body: { handle: `ben_${face}_${year}` },
+    });
+    const renamed = await read()('leaderboard', ben, { period: 'week', season: week });
+    expect(renamed.ok && renamed.data.entries.map((e: { points: number }) => e.points)).toEqual(
+      points,
+    );
+    expect(renamed.ok && renamed.data.entries[2]).toEqual(
+      expect.objectContaining({ userId: benId, rank: 3, handle: `ben_${face}_${year}` }),
+    );
+
+    // A deleted account keeps its standing, without anyone to name.
+    const deleted = await app.request('DELETE', '/api/user', { token: alice });
+    expect(deleted.status).toBe(200);
+    const after = await read()('leaderboard', ben, { period: 'week', season: week, limit: 2 });
+    expect(after.ok && after.data.entries).toEqual([
+      expect.objectContaining({ userId: caraId, rank: 1 }),
+      {
+        userId: null,
+        handle: null,
+        name: null,
+        profileUrl: null,
+        points: points[1],
+        rank: 2,
+      },
+    ]);
+    const next = await read()('leaderboard', ben, {
+      period: 'week',
+      season: week,
+      limit: 2,
+      cursor: after.ok ? after.data.nextCursor : undefined,
+    });
+    expect(next.ok && next.data).toMatchObject({
+      entries: [{ userId: benId, rank: 3, points: points[2] }],
+      nextCursor: null,
+    });
+  });
+
+  it('list closed seasons with entries, newest first, in pages', async () => {
+    const viewer = await app.token();
+    now = new Date(`${year}-06-10T12:00:00.000Z`); // June
+    await onboard(await app.token());
+    now = new Date(`${year}-06-20T12:00:00.000Z`); // the next week: not closed yet
+    await onboard(await app.token());
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let i = 0; i < 3; i += 1) {
+      const page = await read()('leaderboardSeasons', viewer, { period: 'week', limit: 1, cursor });
+      expect(page.ok).toBe(true);
+      if (!page.ok) return;
+      expect(page.data.entries).toHaveLength(1);
+      seen.push(page.data.entries[0].season);
+      cursor = page.data.nextCursor;
+    }
+    const weekOf = (day: string) => seasonAt('week', new Date(`${year}-${day}T12:00:00.000Z`)).id;
+    expect(seen).toEqual([weekOf('06-10'), weekOf('03-14'), weekOf('03-07')]);
+    const months = await read()('leaderboardSeasons', viewer, { period: 'month', limit: 1 });
+    // June is not closed; March is the newest closed month with entries.
+    expect(months.ok && months.data).toMatchObject({
+      period: 'month',
+      entries: [
+        {
+          season: `${year}-03`,
+          startsAt: `${year}-03-01T00:00:00.000Z`,
+          endsAt: `${year}-04-01T00:00:00.000Z`,
+        },
+      ],
+    });
+  });
+
+  it('cut one archive when first reads race', async () => {
+    now = new Date(`${year}-09-02T12:00:00.000Z`);
+    const month = `${year}-09`;
+    const tokens = await Promise.all([0, 1, 2, 3].map(() => app.token()));
+    for (const token of tokens) await onboard(token);
+    now = new Date(`${year}-10-01T00:00:00.000Z`);
+    const reads = await Promise.all(
+      tokens.flatMap((token) =>
+        [0, 1].map(() => read()('leaderboard', token, { period: 'month', season: month })),
+      ),
+    );
+    for (const result of reads) expect(result).toEqual(reads[0]);
+    expect(reads[0]!.ok && reads[0]!.data.entries).toHaveLength(4);
+    const archives = await database.db
+      .selectFrom('seasonArchives')
+      .select('closedAt')
+      .where('board', '=', `month:${month}`)
+      .execute();
+    expect(archives).toHaveLength(1);
+    const standings = await database.db
+      .selectFrom('seasonStandings')
+      .select('rank')
+      .where('board', '=', `month:${month}`)
+      .execute();
+    expect(standings.map((row) => row.rank).sort()).toEqual([1, 2, 3, 4]);
+  });
+
+  it('refuse a season that is not one, or not of a season period', async () => {
+    const token = await app.token();
+    for (const [input, path] of [
+      [{ period: 'week', season: '2026-11' }, 'season'],
+      [{ period: 'week', season: '2026-W54' }, 'season'],
+      [{ period: 'month', season: '2026-13' }, 'season'],
+      [{ period: 'all', season: '2026-11' }, 'season'],
+      [{ period: 'week', season: '2026-W01', team: 'Arsenal' }, 'team'],
+    ] as const) {
+      const result = await read()('leaderboard', token, input);
+      expect(result).toMatchObject({ ok: false, status: 400, code: 'VALIDATION_FAILED' });
+      expect(!result.ok && result.issues?.[0]?.path).toBe(path);
+    }
+    const future = await read()('leaderboard', token, { period: 'month', season: '2999-01' });
+    expect(future).toMatchObject({ ok: false, status: 404, code: 'NOT_FOUND' });
+    const badPeriod = await read()('leaderboardSeasons', token, { period: 'all' });
+    expect(badPeriod).toMatchObject({ ok: false, status: 400, code: 'VALIDATION_FAILED' });
+    const badCursor = await read()('leaderboardSeasons', token, { period: 'week', cursor: 'x' });
+    expect(badCursor).toMatchObject({ ok: false, status: 400, code: 'VALIDATION_FAILED' });
+  });
+});
