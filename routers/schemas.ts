@@ -203,10 +203,14 @@ export const LeaderboardInput = z
     limit: pageLimit,
     cursor: cursorParam(decodeLeaderboardCursor).optional(),
     team: teamFilterSchema.optional(),
-    season: z.string().max(16).optional().meta({
-      description:
-        'A closed season of `period` (2026-W47 for week, 2026-11 for month): its final standings',
-    }),
+    season: z
+      .string()
+      .max(16)
+      .meta({
+        description:
+          'A closed season of `period` (2026-W47 for week, 2026-11 for month): its final standings',
+      })
+      .optional(),
   })
   .meta({ id: 'LeaderboardInput' });
 
@@ -217,8 +221,8 @@ export const LeaderboardSeasonsInput = z
     cursor: z
       .string()
       .max(16)
-      .optional()
-      .meta({ description: 'nextCursor of the previous page, unchanged; omit for the first page' }),
+      .meta({ description: 'nextCursor of the previous page, unchanged; omit for the first page' })
+      .optional(),
   })
   .meta({ id: 'LeaderboardSeasonsInput' });
 

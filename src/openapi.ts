@@ -528,8 +528,8 @@ export function buildOpenApiDocument(
     }
     for (const parameter of operation.parameters ?? []) {
       // At parameter level, where Swagger UI and linters look for it.
-      if (parameter.schema?.description && !parameter.description) {
-        parameter.description = String(parameter.schema.description);
+      if (parameter.schema?.description) {
+        parameter.description ??= String(parameter.schema.description);
         delete parameter.schema.description;
       }
       if (parameter.name === 'team' && parameter.schema) {

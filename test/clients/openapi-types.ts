@@ -1194,6 +1194,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Only fans whose favoriteTeam is this team (compared ignoring case, compatibility forms and invisible characters, after the same trimming as profile fields); ranks are within the team. */
                 team?: string;
+                /** @description A closed season of `period` (2026-W47 for week, 2026-11 for month): its final standings */
                 season?: string;
             };
             header?: never;
@@ -1284,6 +1285,7 @@ export interface operations {
                 period: "week" | "month";
                 /** @description Entries per page, 1–100 (default 20) */
                 limit?: number;
+                /** @description nextCursor of the previous page, unchanged; omit for the first page */
                 cursor?: string;
             };
             header?: never;
