@@ -149,7 +149,8 @@ export interface UserQuestsTable {
 export interface LiveEventsTable {
   /** bigint identity: a string on both drivers. */
   id: ColumnType<string, never, never>;
-  userId: string;
+  /** null only on `account_deleted` events: the account is gone (the id is in the payload). */
+  userId: string | null;
   type: string;
   payload: ColumnType<unknown, string, string>;
   createdAt: Generated<Date>;

@@ -61,6 +61,11 @@ export const RankChangedEventSchema = event(
   }),
 );
 
+export const AccountDeletedEventSchema = event(
+  'account_deleted',
+  z.object({ userId: z.uuid().meta({ description: 'The id the deleted account had' }) }),
+);
+
 export const ResyncEventSchema = event(
   'resync',
   z.object({
@@ -74,6 +79,7 @@ export const LiveEventSchema = z
     PointsAwardedEventSchema,
     QuestCompletedEventSchema,
     RankChangedEventSchema,
+    AccountDeletedEventSchema,
     ResyncEventSchema,
   ])
   .meta({ id: 'LiveEvent' });

@@ -8,6 +8,7 @@ import * as m20261123T2000 from './20261123T2000_boards_rank_counts.js';
 import * as m20261123T2015 from './20261123T2015_account_deletion.js';
 import * as m20261123T2030 from './20261123T2030_live_events.js';
 import * as m20261123T2130 from './20261123T2130_team_key_fold.js';
+import * as m20261123T2145 from './20261123T2145_account_deleted_event.js';
 import * as m20261123T2200 from './20261123T2200_season_archives.js';
 
 /**
@@ -24,5 +25,6 @@ export const migrations: Record<string, Migration> = {
   '20261123T2015_account_deletion': m20261123T2015,
   '20261123T2030_live_events': m20261123T2030,
   '20261123T2130_team_key_fold': m20261123T2130,
+  '20261123T2145_account_deleted_event': m20261123T2145,
   '20261123T2200_season_archives': m20261123T2200,
 };

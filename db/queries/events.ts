@@ -19,7 +19,8 @@ const NOTIFY_FULL_LIMIT = 7900;
 /** An event as the outbox stores it; `payload` is the type's data. */
 export interface OutboxEvent {
   id: string;
-  userId: string;
+  /** null only on `account_deleted` (the deleted id is in the payload). */
+  userId: string | null;
   type: string;
   payload: unknown;
   createdAt: Date;
@@ -279,4 +280,18 @@ export async function recordWebhookAttempt(
 /** Orders decimal id strings numerically (bigint ids arrive as text). */
 export function compareIds(a: string, b: string): number {
   return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/**
+ * Announces an account's deletion to webhook receivers, in the deleting
+ * transaction: an event that belongs to no user (the users row is about to
+ * go, and the account's other events with it), carrying the deleted id so
+ * other services can erase their copies. Not sent to live streams: the
+ * account's streams end with the account.
+ */
+export async function recordAccountDeleted(trx: Kysely<Database>, userId: string): Promise<void> {
+  await trx
+    .insertInto('liveEvents')
+    .values({ userId: null, type: 'account_deleted', payload: JSON.stringify({ userId }) })
+    .execute();
 }

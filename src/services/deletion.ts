@@ -5,6 +5,7 @@ import {
   orphanHandleClaims,
   pseudonymiseLedger,
 } from '../../db/queries/accounts.js';
+import { recordAccountDeleted } from '../../db/queries/events.js';
 import { deleteBoardEntries } from '../../db/queries/rank.js';
 import type { Database } from '../../db/schema.js';
 import { UserGoneError } from '../app-error.js';
@@ -16,7 +17,8 @@ import type { HandlePolicy } from '../domain/handles.js';
  * for nobody, and the users row goes with its profile, quest progress, board
  * entries and handle history. Under the user's row lock: a write of the user
  * that waited for it finds no user and starts over as a new one
- * (protectedProcedure).
+ * (protectedProcedure). An `account_deleted` event, committed with the
+ * deletion, tells webhook receivers.
  */
 export function deleteAccount(
   db: Kysely<Database>,
@@ -29,6 +31,7 @@ export function deleteAccount(
     await orphanHandleClaims(trx, userId, handles.reserveDays);
     // Explicitly, not by cascade: the entries' rank counts go with them.
     await deleteBoardEntries(trx, userId);
+    await recordAccountDeleted(trx, userId);
     return { deletedAt: await deleteUserRow(trx, userId) };
   });
 }

@@ -266,4 +266,38 @@ describe('webhooks', () => {
       expect(ids.sort()).toEqual(events.map((e) => e.id).sort());
     },
   );
+  it('announces a deleted account with a signed account_deleted event after its own events are gone', async () => {
+    const receiver = new Receiver();
+    const port = await receiver.listen();
+    cleanup.push(() => receiver.close());
+    const worker = await webhookApp(`http://127.0.0.1:${port}/hooks`);
+    const token = await worker.token(uniqueSubject('deleted-hook'));
+    const onboarded = await worker.request('POST', '/api/user/profile', {
+      token,
+      body: { favoriteTeam: 'Hooks FC' },
+    });
+    expect(onboarded.status).toBe(201);
+    const userId = onboarded.body.data.user.id as string;
+    const deleted = await worker.request('DELETE', '/api/user', { token });
+    expect(deleted.status).toBe(200);
+
+    // The account's own events went with it; the deletion event belongs to no user.
+    expect(await eventsOf([userId])).toEqual([]);
+    const deadline = Date.now() + 10_000;
+    const announced = () =>
+      receiver
+        .acknowledged()
+        .find((r) => r.event.type === 'account_deleted' && r.event.data.userId === userId);
+    while (!announced() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const request = receiver.requests.find((r) => r.headers['webhook-id'] === announced()?.id);
+    expect(request).toBeDefined();
+    const payload = new Webhook(secret).verify(
+      request!.body,
+      request!.headers as Record<string, string>,
+    );
+    expect(LiveEventSchema.parse(payload)).toMatchObject({
+      type: 'account_deleted',
+      data: { userId },
+    });
+  });
 });
