@@ -150,7 +150,10 @@ export function myEvents() {
       onData({ id, data: event }) {
         assertType<Equal<typeof id, string>>();
         assertType<
-          Equal<typeof event.type, 'points_awarded' | 'quest_completed' | 'rank_changed' | 'resync'>
+          Equal<
+            typeof event.type,
+            'points_awarded' | 'quest_completed' | 'rank_changed' | 'account_deleted' | 'resync'
+          >
         >();
         if (event.type === 'points_awarded') assertType<Equal<typeof event.data.balance, number>>();
         if (event.type === 'rank_changed') {
