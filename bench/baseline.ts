@@ -8,6 +8,10 @@
  * statements in one transaction (lock, profile upsert, onboarded flag,
  * leaderboard upsert, quest read, balance update, ledger insert, one upsert
  * per quest, rank, history): what a careful engineer writes without tuning.
+ * It keeps the all-time board only and ranks with the plain O(rank) count;
+ * it does not keep season boards, rank counts (db/queries/rank.ts) or the
+ * live outbox, which the service's write does in the same statement. So on
+ * first-time onboarding it does less work than the service.
  *
  * Raw SQL through `pg` is on purpose: this file is the comparison, not the
  * service. It reuses the service's plain domain functions (field list, quest
@@ -15,22 +19,16 @@
  *
  * Env: PORT, DATABASE_URL, AUTH_ISSUER, AUTH_JWKS_URL, DATABASE_POOL_MAX.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createServer, type IncomingMessage } from 'node:http';
 import pg from 'pg';
+import { send, tokenVerifier } from './bare.js';
 import { PROFILE_FIELDS } from '../src/domain/profile.js';
 import { planQuestSync, questAwardKey, type StoredQuest } from '../src/domain/quests.js';
 import type { ProfileFields } from '../db/schema.js';
 
 const env = process.env;
 const issuer = env.AUTH_ISSUER!;
-const jwks = createRemoteJWKSet(new URL(env.AUTH_JWKS_URL!));
-const verifyOptions = {
-  issuer,
-  algorithms: ['ES256'],
-  clockTolerance: 30,
-  requiredClaims: ['exp', 'sub'],
-};
+const verify = tokenVerifier(env);
 const pool = new pg.Pool({
   connectionString: env.DATABASE_URL,
   max: Number(env.DATABASE_POOL_MAX ?? 10),
@@ -58,9 +56,6 @@ class HttpError extends Error {
   }
 }
 
-/** Set once at start: whether the leaderboard carries a team_key column to maintain. */
-let hasTeamKey = false;
-
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -81,8 +76,7 @@ async function authenticate(req: IncomingMessage): Promise<string> {
   if (!header.startsWith('Bearer ')) throw new HttpError(401, 'UNAUTHENTICATED');
   let sub: string;
   try {
-    const { payload } = await jwtVerify(header.slice(7), jwks, verifyOptions);
-    sub = payload.sub!;
+    sub = await verify(header.slice(7));
   } catch {
     throw new HttpError(401, 'UNAUTHENTICATED');
   }
@@ -183,8 +177,9 @@ async function syncQuests(
   let points: number;
   if (awarded > 0) {
     const updated = await client.query<{ points: number }>(
-      `UPDATE leaderboard_entries SET points = points + $2, reached_at = now(), updated_at = now()
-        WHERE user_id = $1 RETURNING points`,
+      `UPDATE leaderboard_entries SET points = points + $2,
+         reached_seq = nextval('leaderboard_reached_seq'), reached_at = now(), updated_at = now()
+        WHERE board = 'all' AND user_id = $1 RETURNING points`,
       [userId, awarded],
     );
     points = updated.rows[0]!.points;
@@ -203,7 +198,7 @@ async function syncQuests(
     );
   } else {
     const current = await client.query<{ points: number }>(
-      'SELECT points FROM leaderboard_entries WHERE user_id = $1',
+      `SELECT points FROM leaderboard_entries WHERE board = 'all' AND user_id = $1`,
       [userId],
     );
     points = current.rows[0]?.points ?? 0;
@@ -289,19 +284,18 @@ async function onboard(userId: string, body: Record<string, unknown>) {
     );
     const user = users[0] as Record<string, unknown>;
     await client.query(
-      hasTeamKey
-        ? `INSERT INTO leaderboard_entries (user_id, points, reached_at, updated_at, team_key)
-           VALUES ($1, 0, now(), now(), lower($2)) ON CONFLICT (user_id) DO UPDATE SET team_key = excluded.team_key`
-        : `INSERT INTO leaderboard_entries (user_id, points, reached_at, updated_at)
-           VALUES ($1, 0, now(), now()) ON CONFLICT (user_id) DO NOTHING`,
-      hasTeamKey ? [userId, next.favoriteTeam] : [userId],
+      `INSERT INTO leaderboard_entries (board, user_id, points, reached_seq, reached_at, updated_at, team_key)
+       VALUES ('all', $1, 0, nextval('leaderboard_reached_seq'), now(), now(), lower($2))
+       ON CONFLICT (board, user_id) DO UPDATE SET team_key = excluded.team_key`,
+      [userId, next.favoriteTeam],
     );
     const { points, plan, awarded } = await syncQuests(client, userId, next);
     const { rows: ranked } = await client.query(
       `SELECT e.user_id, e.points,
               (SELECT count(*) + 1 FROM leaderboard_entries a
-                WHERE (-a.points, a.reached_at, a.user_id) < (-e.points, e.reached_at, e.user_id)) AS rank
-         FROM leaderboard_entries e WHERE e.user_id = $1`,
+                WHERE a.board = 'all'
+                  AND (-a.points, a.reached_seq, a.user_id) < (-e.points, e.reached_seq, e.user_id)) AS rank
+         FROM leaderboard_entries e WHERE e.board = 'all' AND e.user_id = $1`,
       [userId],
     );
     const { rows: ledger } = await client.query(
@@ -354,15 +348,6 @@ async function onboard(userId: string, body: Record<string, unknown>) {
   });
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const json = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(json),
-  });
-  res.end(json);
-}
-
 const server = createServer((req, res) => {
   const route =
     req.method === 'PATCH' && req.url === '/api/user'
@@ -393,10 +378,6 @@ const server = createServer((req, res) => {
   });
 });
 
-const columns = await pool.query(
-  `SELECT 1 FROM information_schema.columns WHERE table_name = 'leaderboard_entries' AND column_name = 'team_key'`,
-);
-hasTeamKey = columns.rowCount === 1;
 server.listen(Number(env.PORT ?? 0), '127.0.0.1', () => {
   const address = server.address();
   process.stdout.write(

@@ -71,3 +71,20 @@ function signEs256(
   const signature = sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' });
   return `${input}.${base64url(signature)}`;
 }
+
+/** The environment every bench starts the built service with, against `issuer` and `databaseUrl`. */
+export function benchServiceEnv(
+  issuer: BenchIssuer,
+  databaseUrl: string,
+  port: number,
+): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    AUTH_ISSUER: issuer.issuer,
+    AUTH_JWKS_URL: issuer.jwksUrl,
+    AUTH_AUDIENCE: BENCH_AUDIENCE,
+  };
+}

@@ -28,7 +28,7 @@ import pg from 'pg';
 import { recordEvents } from '../db/queries/events.js';
 import type { Database } from '../db/schema.js';
 import { updateProfile } from '../src/services/profile.js';
-import { BENCH_AUDIENCE, startIssuer } from './issuer.js';
+import { benchServiceEnv, startIssuer } from './issuer.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
@@ -138,13 +138,7 @@ async function main(): Promise<void> {
       cwd: ROOT,
       env: {
         PATH: env.PATH,
-        NODE_ENV: 'production',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        DATABASE_URL: databaseUrl,
-        AUTH_ISSUER: issuer.issuer,
-        AUTH_JWKS_URL: issuer.jwksUrl,
-        AUTH_AUDIENCE: BENCH_AUDIENCE,
+        ...benchServiceEnv(issuer, databaseUrl, port),
         RATE_LIMIT_PER_IP: '0',
         RATE_LIMIT_PER_USER: '0',
         LIVE_MAX_STREAMS: String(settings.streams + 100),
