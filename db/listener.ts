@@ -24,6 +24,12 @@ const RETRY_MAX_MS = 5_000;
  * transaction mode) cannot hold a LISTEN at all, so the connection string may
  * differ from the pool's (DATABASE_LISTEN_URL). A lost connection is re-opened
  * with backoff, and `onReconnect` is told. Resolves once the first LISTEN is in place.
+ *
+ * Exactly one path owns each retry: until connect() and LISTEN have both
+ * succeeded, a failure only rejects `open()` (its caller retries, and the
+ * half-open connection is ended); from then on the connection's own 'error' or
+ * 'end', whichever comes first, schedules the retry. Only one connection is
+ * ever open or opening, and after unlisten none is opened again.
  */
 export async function listenPostgres(
   connectionString: string,
@@ -31,9 +37,12 @@ export async function listenPostgres(
   handlers: NotificationHandlers,
 ): Promise<Unlisten> {
   let closed = false;
+  /** The connection being opened or listening. */
   let client: pg.Client | undefined;
   let retryMs = RETRY_MIN_MS;
   let timer: NodeJS.Timeout | undefined;
+  /** A retry in progress, so unlisten can wait for it to settle. */
+  let retrying: Promise<void> | undefined;
 
   const open = async (): Promise<void> => {
     const next = new pg.Client({
@@ -41,38 +50,47 @@ export async function listenPostgres(
       keepAlive: true,
       connectionTimeoutMillis: 5000,
     });
+    let listening = false;
     next.on('notification', (message) => {
       if (message.channel === channel) handlers.onNotification(message.payload ?? '');
     });
     const lost = (error?: Error) => {
-      if (closed || client !== next) return;
+      if (!listening || client !== next) return;
       client = undefined;
-      handlers.onError?.(error ?? new Error('The LISTEN connection ended'));
       next.end().catch(() => {});
+      if (closed) return;
+      handlers.onError?.(error ?? new Error('The LISTEN connection ended'));
       schedule();
     };
+    // Attached at once: pg emits 'error' while connecting too, and an
+    // unhandled 'error' would end the process. Ignored until listening.
     next.on('error', lost);
     next.on('end', () => lost());
     client = next;
     try {
       await next.connect();
       await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      if (client !== next) throw new Error('Stopped listening while connecting');
     } catch (error) {
       if (client === next) client = undefined;
-      next.end().catch(() => {});
+      await next.end().catch(() => {});
       throw error;
     }
+    listening = true;
   };
 
   const schedule = () => {
     if (closed) return;
     timer = setTimeout(() => {
-      open().then(
+      timer = undefined;
+      if (closed) return;
+      retrying = open().then(
         () => {
           retryMs = RETRY_MIN_MS;
-          handlers.onReconnect?.();
+          if (!closed) handlers.onReconnect?.();
         },
         (error: Error) => {
+          if (closed) return;
           handlers.onError?.(error);
           retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
           schedule();
@@ -89,5 +107,6 @@ export async function listenPostgres(
     const current = client;
     client = undefined;
     await current?.end().catch(() => {});
+    await retrying;
   };
 }

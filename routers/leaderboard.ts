@@ -27,7 +27,9 @@ export const leaderboardRouter = router({
         summary: 'Leaderboard, one page at a time',
         description:
           `${RANK_ORDER} Pages follow nextCursor (keyset pagination: no entry is skipped or ` +
-          'repeated under ties). With `team`, only fans of that team, ranked among themselves. With ' +
+          'repeated under ties); a cursor continues only the board it came from (same ' +
+          '`period`, season and `team`), elsewhere it is a 400, also for a week’s or month’s ' +
+          'walk once that season has ended. With `team`, only fans of that team, ranked among themselves. With ' +
           '`period=week` or `period=month`, the current ISO week’s (from Monday 00:00 UTC) or ' +
           'calendar month’s (UTC) board: points earned in it; `startsAt` and `nextResetAt` ' +
           'say when it began and when it starts afresh. With `season` (a closed season of ' +
@@ -49,6 +51,7 @@ export const leaderboardRouter = router({
           season: input.season,
         },
         ctx.deps.clock(),
+        ctx.deps.config.seasonArchiveTimeoutMs,
       );
       return { success: true as const, data: toLeaderboardPage(page) };
     }),

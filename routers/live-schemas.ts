@@ -1,5 +1,6 @@
 import { isTrackedEnvelope, tracked, type TrackedEnvelope } from '@trpc/server';
 import { z } from 'zod';
+import { pgPositiveInt8Text } from '../src/domain/pg-range.js';
 import { teamFilterSchema } from '../src/domain/profile.js';
 import { LeaderboardEntrySchema, QuestProgressSchema } from './schemas.js';
 
@@ -9,9 +10,13 @@ import { LeaderboardEntrySchema, QuestProgressSchema } from './schemas.js';
  * adapter has no streaming responses, so they are not in openapi.json.
  */
 const time = z.iso.datetime();
+/** "0" or an outbox id, bounded to a positive bigint as every id that reaches a query is. */
 const eventId = z
   .string()
-  .regex(/^(0|[1-9][0-9]{0,18})$/, 'An event id: the id of the last event you received')
+  .refine(
+    (text) => text === '0' || pgPositiveInt8Text.safeParse(text).success,
+    'An event id: the id of the last event you received',
+  )
   .meta({ description: 'The id of the last event received; "0" replays everything retained' });
 
 export const MyEventsInput = z

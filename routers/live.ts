@@ -1,6 +1,6 @@
 import { tracked } from '@trpc/server';
 import type { z } from 'zod';
-import type { OutboxEvent } from '../db/queries/events.js';
+import { toLiveEventMessage } from '../src/live/messages.js';
 import { boardEvents, userEvents, type UserStreamItem } from '../src/live/streams.js';
 import { protectedProcedure, router } from '../src/trpc/init.js';
 import { toLeaderboardEntry } from './dto.js';
@@ -19,18 +19,9 @@ const RESYNC_REASON =
   'Events after your lastEventId are no longer retained (or it is not one of yours): reload ' +
   'your state from the read APIs, then continue from this event id';
 
-/** An outbox event as clients and webhooks see it. */
-export function toLiveEvent(event: OutboxEvent): LiveEventMessage {
-  return {
-    id: event.id,
-    type: event.type,
-    timestamp: event.createdAt.toISOString(),
-    data: event.payload,
-  } as LiveEventMessage;
-}
-
 function toMessage(item: UserStreamItem): LiveEventMessage {
-  if (item.kind === 'event') return toLiveEvent(item.event);
+  // The outbox payload is the type's data; the output schema checks it on the way out.
+  if (item.kind === 'event') return toLiveEventMessage(item.event) as LiveEventMessage;
   return {
     id: item.id,
     type: 'resync',

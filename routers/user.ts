@@ -6,7 +6,7 @@ import {
 } from '../src/services/account.js';
 import { deleteAccount } from '../src/services/deletion.js';
 import { onboard, updateProfile } from '../src/services/profile.js';
-import { protectedProcedure, router } from '../src/trpc/init.js';
+import { authenticatedProcedure, protectedProcedure, router } from '../src/trpc/init.js';
 import {
   toAccountExport,
   toLeaderboardEntry,
@@ -167,7 +167,8 @@ export const userRouter = router({
       return { success: true as const, data: toAccountExport(account) };
     }),
 
-  deleteAccount: protectedProcedure
+  // Never protectedProcedure: resolving the identity would create the user it then deletes.
+  deleteAccount: authenticatedProcedure
     .meta({
       openapi: {
         method: 'DELETE',
@@ -184,7 +185,11 @@ export const userRouter = router({
     })
     .output(success(AccountDeletionSchema))
     .mutation(async ({ ctx }) => {
-      const { deletedAt } = await deleteAccount(ctx.deps.db, ctx.userId, ctx.deps.config.handles);
+      const { deletedAt } = await deleteAccount(
+        ctx.deps.db,
+        ctx.principal,
+        ctx.deps.config.handles,
+      );
       ctx.deps.userIds.forget(ctx.principal);
       return {
         success: true as const,

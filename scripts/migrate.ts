@@ -6,19 +6,10 @@
  */
 import { createDatabase, type DatabaseHandle } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { loadConfigOrExit } from '../src/config.js';
 
 async function main(): Promise<number> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      return 1;
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
 
   let database: DatabaseHandle | undefined;
   try {

@@ -8,7 +8,7 @@
  * the configuration is invalid; 2 usage error.
  */
 import { signDevToken } from '../src/auth/dev-idp.js';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { loadConfigOrExit } from '../src/config.js';
 
 const USAGE = 'Usage: npm run token -- <subject> [--ttl <seconds>]';
 
@@ -58,16 +58,7 @@ function parseArgs(argv: string[]): { subject: string; ttlSeconds: number | unde
 async function main(): Promise<void> {
   const { subject, ttlSeconds } = parseArgs(process.argv.slice(2));
 
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
 
   if (config.auth.kind !== 'dev') {
     process.stderr.write(

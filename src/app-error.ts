@@ -57,7 +57,7 @@ export class AppError extends Error {
 /**
  * The request's user id names no user: the account was deleted (on this or
  * another instance) after the id was resolved. protectedProcedure resolves
- * the identity again and retries once, so the identity starts as a new user.
+ * the identity again and retries (a few times), so the identity starts as a new user.
  */
 export class UserGoneError extends AppError {
   constructor() {

@@ -8,7 +8,7 @@ import type { AuthVerifier } from './auth/verifier.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './trpc/context.js';
 import { docsRouter } from './http/docs.js';
-import { headAsGet } from './http/head.js';
+import { headAsGet, noHeadOnSubscriptions } from './http/head.js';
 import { ipRateLimit } from './http/ip-rate-limit.js';
 import { jsonBody, trpcBodyGuard } from './http/body.js';
 import { createRateLimiter } from './rate-limit.js';
@@ -97,6 +97,7 @@ export function createApp({
   });
   app.use('/docs', docsRouter());
 
+  app.use('/trpc', noHeadOnSubscriptions(appRouter));
   app.use(headAsGet);
   const ipLimit = ipRateLimit(limiter('ip:', config.rateLimit.perIp));
   // Batch size first: an oversized batch is refused before it is counted, read or verified.

@@ -2,6 +2,7 @@ import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import type { HandlePolicy } from './domain/handles.js';
+import { SEASON_ARCHIVE_TIMEOUT_MS } from './domain/seasons.js';
 
 /**
  * Where bearer tokens' keys come from (docs/CONTRACT.md, Authentication). Exactly one source is active.
@@ -23,6 +24,8 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
   readonly database: { readonly poolMax: number; readonly statementTimeoutMs: number };
+  /** `statement_timeout` of the cut of a closed season's standings (docs/SEASONS.md). */
+  readonly seasonArchiveTimeoutMs: number;
   readonly auth: AuthConfig;
   /** Seconds a verified token is reused without checking its signature again; 0 disables. */
   readonly authTokenCacheSeconds: number;
@@ -106,6 +109,7 @@ const envSchema = z.object({
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./.data')),
   DATABASE_POOL_MAX: int(10, 1, 200),
   DATABASE_STATEMENT_TIMEOUT_MS: int(5000, 100, 600_000),
+  SEASON_ARCHIVE_TIMEOUT_MS: int(SEASON_ARCHIVE_TIMEOUT_MS, 100, 3_600_000),
   AUTH_ISSUER: optionalString,
   AUTH_JWKS_URL: httpUrl,
   AUTH_PUBLIC_KEY: optionalString,
@@ -186,6 +190,22 @@ function webhookConfig(env: Env): WebhookConfig | undefined {
 }
 
 type Env = z.infer<typeof envSchema>;
+
+/**
+ * The outbox must keep an event as long as its webhook may be retried: the
+ * age rule of the retention would otherwise delete events still waiting for
+ * delivery, and they would be neither delivered nor given up.
+ */
+function checkRetentionCoversRetries(env: Env): void {
+  const retentionSeconds = env.LIVE_RETENTION_DAYS * 86_400;
+  if (env.WEBHOOK_RETRY_FOR_SECONDS <= retentionSeconds) return;
+  throw new ConfigError(
+    `WEBHOOK_RETRY_FOR_SECONDS (${env.WEBHOOK_RETRY_FOR_SECONDS}) must not exceed ` +
+      `LIVE_RETENTION_DAYS × 86400 (${env.LIVE_RETENTION_DAYS} × 86400 = ${retentionSeconds}): events ` +
+      'would be deleted while their webhook is still being retried. Lower ' +
+      'WEBHOOK_RETRY_FOR_SECONDS or raise LIVE_RETENTION_DAYS.',
+  );
+}
 
 /** An exact browser origin: http(s), a host, an optional port, nothing else. */
 function isOrigin(value: string): boolean {
@@ -288,6 +308,22 @@ function authConfig(env: Env): AuthConfig {
 }
 
 /**
+ * For entry points (server, scripts): the configuration, or its problems on
+ * stderr and exit code 1.
+ */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/**
  * Reads and validates the environment once. Throws `ConfigError` with a
  * one-paragraph message naming every bad variable; the entry point prints it
  * and exits non-zero.
@@ -303,6 +339,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const e = parsed.data;
+  checkRetentionCoversRetries(e);
   return Object.freeze({
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
@@ -313,6 +350,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       poolMax: e.DATABASE_POOL_MAX,
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     }),
+    seasonArchiveTimeoutMs: e.SEASON_ARCHIVE_TIMEOUT_MS,
     auth: Object.freeze(authConfig(e)),
     authTokenCacheSeconds: e.AUTH_TOKEN_CACHE_SECONDS,
     rateLimit: Object.freeze({

@@ -203,7 +203,17 @@ interface Operation {
   responses?: Record<string, JsonObject>;
 }
 
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+/** The keys of an OpenAPI path item that are operations (the rest are parameters, summary, …). */
+export const HTTP_METHODS: readonly string[] = [
+  'get',
+  'put',
+  'post',
+  'delete',
+  'options',
+  'head',
+  'patch',
+  'trace',
+];
 
 /** Every operation of a document with its path and method. */
 export function listOperations(

@@ -3,7 +3,7 @@ import { createDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { createApp } from './app.js';
 import { createAuthVerifier } from './auth/key-sources.js';
-import { ConfigError, loadConfig } from './config.js';
+import { loadConfigOrExit } from './config.js';
 import { hardenServer } from './http/client-error.js';
 import { createLive } from './live/service.js';
 import { createLogger } from './logger.js';
@@ -15,16 +15,7 @@ import { connectRateLimitStore } from './rate-limit.js';
  * the database and exit 0.
  */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   const database = await createDatabase({
     databaseUrl: config.databaseUrl,

@@ -5,19 +5,25 @@ import type { Database } from '../schema.js';
 export const TOMBSTONE_ISSUER = 'urn:user-profile-service:deleted';
 
 /**
- * Locks the user's row for the rest of the transaction; false when there is
- * no such user. Writes of the user (db/queries/user-write.ts) queue behind it
- * and, once the row is gone, find no user.
+ * Locks the live user an identity has now for the rest of the transaction
+ * and answers its id, or undefined when it has none (its account was deleted
+ * and nothing has used it since). Writes of the user
+ * (db/queries/user-write.ts) queue behind the lock and, once the row is
+ * gone, find no user.
  */
-export async function lockUserRow(trx: Kysely<Database>, userId: string): Promise<boolean> {
+export async function lockIdentityUser(
+  trx: Kysely<Database>,
+  identity: { issuer: string; subject: string },
+): Promise<string | undefined> {
   const row = await trx
     .selectFrom('users')
     .select('id')
-    .where('id', '=', userId)
+    .where('issuer', '=', identity.issuer)
+    .where('subject', '=', identity.subject)
     .where('deletedAt', 'is', null)
     .forUpdate()
     .executeTakeFirst();
-  return row !== undefined;
+  return row?.id;
 }
 
 /**

@@ -36,12 +36,23 @@ import type { Database } from '../schema.js';
 /** Rows each count cell is spread over. */
 export const SHARDS = 4;
 
-/** The bucket of a sequence number at `level` (1–3); level 0 has one bucket, 0. */
-const SHIFT = { 1: 24, 2: 16, 3: 8 } as const;
+/**
+ * The bucket of sequence number `seq` at `level` (the table above): 0 at
+ * level 0, else seq >> (32 − 8 × level). The one place the formula is
+ * written: the writes (user-write.ts), the deletion and the rebuild key
+ * their count rows by it, and rankExpression reads them by it. `level` is a
+ * number for a fixed level, or a column.
+ */
+export function countBucket(seq: RawBuilder<unknown>, level: number | RawBuilder<unknown>) {
+  if (typeof level === 'number') {
+    return level === 0 ? sql<string>`0` : sql<string>`(${seq} >> ${sql.lit(32 - 8 * level)})`;
+  }
+  return sql<string>`CASE WHEN ${level} = 0 THEN 0 ELSE ${seq} >> (32 - 8 * ${level}) END`;
+}
 
 /**
  * 1-based rank (bigint, as text) of a position on `board`, among the fans of
- * `teamKey` when given (the entries' stored lower-cased key), else on the
+ * `teamKey` when given (the entries' stored key, db/team-key.ts), else on the
  * whole board. Counts only entries strictly ahead, so the entry itself, if
  * stored at exactly that position, is not counted.
  */
@@ -64,12 +75,17 @@ export function rankExpression(position: {
       WHERE x.board = ${board}
         ${position.teamKey === undefined ? sql`` : sql`AND x.team_key = ${team}`}
         AND (-x.points) = -${p}
-        AND x.reached_seq >= ((${s} >> 8) << 8) AND x.reached_seq < ${s})`;
+        AND x.reached_seq >= (${countBucket(s, 3)} << 8) AND x.reached_seq < ${s})`;
+  // Cells of s's level below `level` that come before s's own: from the first
+  // cell inside s's cell one level up (its bucket << 8) to s's cell.
+  const before = (level: 2 | 3) =>
+    sql`c.points = ${p} AND c.bucket >= (${countBucket(s, level - 1)} << 8)
+        AND c.bucket < ${countBucket(s, level)}`;
   return sql<string>`(1
     + ${cells(0, sql`c.points > ${p}`)}
-    + ${cells(1, sql`c.points = ${p} AND c.bucket < (${s} >> ${sql.lit(SHIFT[1])})`)}
-    + ${cells(2, sql`c.points = ${p} AND c.bucket >= ((${s} >> 24) << 8) AND c.bucket < (${s} >> 16)`)}
-    + ${cells(3, sql`c.points = ${p} AND c.bucket >= ((${s} >> 16) << 8) AND c.bucket < (${s} >> 8)`)}
+    + ${cells(1, sql`c.points = ${p} AND c.bucket < ${countBucket(s, 1)}`)}
+    + ${cells(2, before(2))}
+    + ${cells(3, before(3))}
     + ${tail})::bigint::text`;
 }
 
@@ -120,7 +136,7 @@ export async function rebuildRankCounts(db: Kysely<Database>): Promise<void> {
     await sql`
     INSERT INTO rank_counts (board, team_key, level, points, bucket, shard, n)
     SELECT e.board, t.team_key, l.level, e.points,
-           CASE WHEN l.level = 0 THEN 0 ELSE e.reached_seq >> (32 - 8 * l.level) END, 0, count(*)
+           ${countBucket(sql`e.reached_seq`, sql`l.level`)}, 0, count(*)
     FROM leaderboard_entries e
     CROSS JOIN LATERAL (VALUES (''), (e.team_key)) AS t(team_key)
     CROSS JOIN (VALUES (0), (1), (2), (3)) AS l(level)
@@ -145,7 +161,7 @@ export async function deleteBoardEntries(db: Kysely<Database>, userId: string): 
            floor(random() * ${SHARDS})::smallint, -count(*)
     FROM (
       SELECT g.board, t.team_key, l.level, g.points,
-             CASE WHEN l.level = 0 THEN 0 ELSE g.reached_seq >> (32 - 8 * l.level) END AS bucket
+             ${countBucket(sql`g.reached_seq`, sql`l.level`)} AS bucket
       FROM gone g
       CROSS JOIN LATERAL (VALUES (''), (g.team_key)) AS t(team_key)
       CROSS JOIN (VALUES (0), (1), (2), (3)) AS l(level)

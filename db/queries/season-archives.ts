@@ -6,13 +6,23 @@ import type { Database } from '../schema.js';
  * a board is cut once: the `season_archives` insert is ON CONFLICT DO NOTHING,
  * and only the transaction that inserted it copies the entries, so concurrent
  * first reads (on any instance) wait on the primary key and then copy nothing.
+ *
+ * The copy reads the whole board, so the transaction runs under its own
+ * `statement_timeout` (`timeoutMs`, SEASON_ARCHIVE_TIMEOUT_MS), not the
+ * request's: under that one a big board's cut would time out, roll back and
+ * be tried again by every read, never finishing.
  */
 export async function archiveSeason(
   db: Kysely<Database>,
   board: string,
   closedAt: Date,
+  options: { timeoutMs: number },
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    // SET LOCAL, as a function so the value is a parameter: it ends with the transaction.
+    await sql`SELECT set_config('statement_timeout', ${String(options.timeoutMs)}, true)`.execute(
+      trx,
+    );
     const inserted = await trx
       .insertInto('seasonArchives')
       .values({ board, closedAt })

@@ -57,7 +57,7 @@ import {
 import { isDeadlockOrSerialization, isUniqueViolation } from './errors.js';
 import { LIVE_CHANNEL, notificationOf } from './events.js';
 import { teamKey } from '../team-key.js';
-import { countDeltas, rankExpression, SHARDS, type CountDelta } from './rank.js';
+import { countBucket, countDeltas, rankExpression, SHARDS, type CountDelta } from './rank.js';
 
 /** The board that keeps the balance (db/schema.ts describes board names). */
 export const ALL_TIME_BOARD = 'all';
@@ -291,8 +291,16 @@ const LEDGER_JSON = sql`json_build_object('id', l.id::text, 'user_id', l.user_id
   'idempotency_key', l.idempotency_key, 'balance_after', l.balance_after,
   'created_at', l.created_at)`;
 
-/** The CTEs after the guard, in order: each writes only rows drawn from `guard`. */
-function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilder<unknown>]> {
+type Cte = [name: string, statement: RawBuilder<unknown>];
+
+/**
+ * The CTEs after the guard, in order: each writes only rows drawn from `guard`.
+ * Only the ones this plan needs are sent: PostgreSQL plans the whole statement
+ * on every call (unnamed statements, docs/SCALING.md "Past one machine"), and
+ * planning CTEs that write nothing cost more than running the ones that do
+ * (docs/PERFORMANCE.md, "Only the CTEs a write needs").
+ */
+function effects(plan: UserWritePlan): Cte[] {
   const profile = plan.profile;
   const profileValues = PROFILE_FIELDS.map((field) => sql`${profile?.[field] ?? null}::text`);
   const profileColumns = sql.raw(PROFILE_COLUMNS.slice(1, 9).join(', '));
@@ -320,8 +328,9 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
     return [...leave, ...take];
   });
   const handle = plan.handle;
+  const needed = (include: boolean, ...ctes: Cte[]) => (include ? ctes : []);
   return [
-    [
+    ...needed(profile !== undefined, [
       'profile',
       sql`INSERT INTO profiles (user_id, ${profileColumns}, created_at, updated_at)
         SELECT g.id, ${sql.join(profileValues)}, now(), now() FROM guard g
@@ -332,17 +341,19 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
           )},
           updated_at = now()
         RETURNING *`,
-    ],
-    [
-      // One number for every entry whose points change: who reached a score first.
-      'seq',
-      sql`SELECT CASE WHEN ${boards.some((write) => write.seq === null)}
+    ]),
+    ...needed(
+      plan.boards.length > 0,
+      [
+        // One number for every entry whose points change: who reached a score first.
+        'seq',
+        sql`SELECT CASE WHEN ${boards.some((write) => write.seq === null)}
                       THEN nextval('leaderboard_reached_seq') END AS seq
         FROM guard`,
-    ],
-    [
-      'entries',
-      sql`INSERT INTO leaderboard_entries
+      ],
+      [
+        'entries',
+        sql`INSERT INTO leaderboard_entries
           (board, user_id, points, reached_seq, reached_at, updated_at, team_key)
         SELECT b.board, g.id, b.points, coalesce(b.seq, s.seq), now(), now(),
                CASE WHEN b.new_team THEN ${newTeamKey}::text ELSE b.team_key END
@@ -357,22 +368,21 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
           team_key = excluded.team_key,
           updated_at = now()
         RETURNING board, points, reached_seq, team_key`,
-    ],
-    [
-      // −1 on the rows of each entry's old position, +1 on its new one, merged
-      // by key (a move that keeps a key cancels out), in key order so two
-      // writers never wait on each other's rows in opposite orders; each key
-      // lands on a random shard (db/queries/rank.ts).
-      'counts',
-      sql`INSERT INTO rank_counts (board, team_key, level, points, bucket, shard, n)
+      ],
+      [
+        // −1 on the rows of each entry's old position, +1 on its new one, merged
+        // by key (a move that keeps a key cancels out), in key order so two
+        // writers never wait on each other's rows in opposite orders; each key
+        // lands on a random shard (db/queries/rank.ts).
+        'counts',
+        sql`INSERT INTO rank_counts (board, team_key, level, points, bucket, shard, n)
         SELECT k.board, k.team_key, k.level, k.points, k.bucket,
                floor(random() * ${SHARDS})::smallint, k.n
         FROM (
           SELECT d.board,
                  CASE WHEN d.new_team THEN ${newTeamKey}::text ELSE d.team_key END AS team_key,
                  d.level, d.points,
-                 CASE WHEN d.level = 0 THEN 0
-                      ELSE coalesce(d.seq, s.seq) >> (32 - 8 * d.level) END AS bucket,
+                 ${countBucket(sql`coalesce(d.seq, s.seq)`, sql`d.level`)} AS bucket,
                  sum(d.n) AS n
           FROM guard g CROSS JOIN seq s
           CROSS JOIN jsonb_to_recordset(${JSON.stringify(deltas)}::jsonb)
@@ -385,8 +395,9 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
         ON CONFLICT (board, team_key, level, points, bucket, shard)
           DO UPDATE SET n = rank_counts.n + excluded.n
         RETURNING 1`,
-    ],
-    [
+      ],
+    ),
+    ...needed(plan.quests.length > 0, [
       'quests',
       sql`INSERT INTO user_quests (user_id, quest_id, progress, target, status, completed_at, updated_at)
         SELECT g.id, q.quest_id, q.progress, q.target, q.status,
@@ -409,8 +420,8 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
           completed_at = coalesce(user_quests.completed_at, excluded.completed_at),
           updated_at = now()
         RETURNING quest_id`,
-    ],
-    [
+    ]),
+    ...needed(plan.credits.length > 0, [
       'ledger',
       sql`INSERT INTO points_ledger
           (user_id, delta, reason, quest_id, idempotency_key, balance_after, created_at)
@@ -429,27 +440,30 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
                         idempotency_key text, balance_after integer)
         ORDER BY c.ord
         RETURNING *`,
-    ],
+    ]),
     // The claim's row, if it is the user's own or an expired reservation, is
     // removed so that the insert below can take the key; the insert reads
     // this CTE first, so the delete has happened when it runs. Any other row
     // makes the insert fail on the primary key: the statement writes nothing.
-    [
-      'handle_free',
-      sql`DELETE FROM handle_claims c USING guard g
+    ...needed(
+      handle?.claimKey !== undefined,
+      [
+        'handle_free',
+        sql`DELETE FROM handle_claims c USING guard g
         WHERE c.handle_key = ${handle?.claimKey ?? null}::text
           AND (c.user_id = g.id OR c.reserved_until <= now())
         RETURNING c.handle_key`,
-    ],
-    [
-      'handle_claim',
-      sql`INSERT INTO handle_claims (handle_key, user_id, reserved_until, updated_at)
+      ],
+      [
+        'handle_claim',
+        sql`INSERT INTO handle_claims (handle_key, user_id, reserved_until, updated_at)
         SELECT ${handle?.claimKey ?? null}::text, g.id, NULL, now() FROM guard g
         WHERE ${handle?.claimKey !== undefined} AND (SELECT count(*) FROM handle_free) >= 0
         RETURNING handle_key`,
-    ],
+      ],
+    ),
     // Reserved until now() + 0 days is free at once: an expired reservation.
-    [
+    ...needed(handle?.release !== undefined, [
       'handle_release',
       sql`UPDATE handle_claims c SET
           reserved_until = now() + make_interval(days => ${handle?.release?.reserveDays ?? 0}::integer),
@@ -457,8 +471,8 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
         FROM guard g
         WHERE c.handle_key = ${handle?.release?.key ?? null}::text AND c.user_id = g.id
         RETURNING c.handle_key`,
-    ],
-    [
+    ]),
+    ...needed(handle !== undefined, [
       'handle_history',
       sql`INSERT INTO handle_history (user_id, old_handle, new_handle, kind, changed_at)
         SELECT g.id, ${handle?.history.oldHandle ?? null}::text, ${handle?.history.newHandle ?? null}::text,
@@ -466,7 +480,7 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
         FROM guard g
         WHERE ${handle !== undefined}
         RETURNING id`,
-    ],
+    ]),
     ...liveEvents(plan),
   ];
 }
@@ -478,10 +492,15 @@ function effects(plan: UserWritePlan): Array<[name: string, statement: RawBuilde
  * were); the previous rank is the stored entry in the same snapshot (null
  * when the user had none, or was on another team's board).
  */
-function liveEvents(plan: UserWritePlan): Array<[name: string, statement: RawBuilder<unknown>]> {
+function liveEvents(plan: UserWritePlan): Cte[] {
   const events = plan.events ?? [];
   const team = plan.team.favoriteTeam;
   const allTime = plan.boards.some((write) => write.board === ALL_TIME_BOARD);
+  const announce = plan.announceRanks === true && allTime;
+  if (events.length === 0 && !announce) return [];
+  // Rank expressions are only sent where they can have a value: a previous
+  // rank needs a stored all-time entry, a team rank a team.
+  const before = plan.boards.find((write) => write.board === ALL_TIME_BOARD)?.before;
   const dateText = sql`to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   const at = (alias: string, teamKey: RawBuilder<string> | undefined) =>
     rankExpression({
@@ -490,27 +509,48 @@ function liveEvents(plan: UserWritePlan): Array<[name: string, statement: RawBui
       points: sql.ref(`${alias}.points`),
       seq: sql.ref(`${alias}.reached_seq`),
     });
-  return [
+  const moves: Cte[] = [
     [
-      'rank_moves',
+      // The user's ranks after the write (and before it), whether they moved or
+      // not: the statement's result takes the all-time rank from here too.
+      'ranks',
       sql`SELECT m.ord, m.board, m.team, m.rank::bigint AS rank,
                  m.previous_rank::bigint AS previous_rank
         FROM guard g
         JOIN entries n ON n.board = ${ALL_TIME_BOARD}
-        LEFT JOIN leaderboard_entries me ON me.board = ${ALL_TIME_BOARD} AND me.user_id = g.id
+        ${
+          before
+            ? sql`LEFT JOIN leaderboard_entries me
+                    ON me.board = ${ALL_TIME_BOARD} AND me.user_id = g.id`
+            : sql``
+        }
         CROSS JOIN LATERAL (
           SELECT 0 AS ord, 'global' AS board, NULL::text AS team,
                  ${at('n', undefined)} AS rank,
-                 CASE WHEN me.user_id IS NOT NULL THEN ${at('me', undefined)} END AS previous_rank
-          UNION ALL
+                 ${
+                   before
+                     ? sql`CASE WHEN me.user_id IS NOT NULL THEN ${at('me', undefined)} END`
+                     : sql`NULL`
+                 } AS previous_rank
+          ${
+            team === null
+              ? sql``
+              : sql`UNION ALL
           SELECT 1, 'team', ${team}::text,
                  ${at('n', sql<string>`n.team_key`)},
-                 CASE WHEN me.team_key = n.team_key THEN ${at('me', sql<string>`me.team_key`)} END
-          WHERE n.team_key IS NOT NULL
-        ) m
-        WHERE ${plan.announceRanks === true && allTime}
-          AND m.rank IS DISTINCT FROM m.previous_rank`,
+                 ${
+                   before?.teamKey
+                     ? sql`CASE WHEN me.team_key = n.team_key
+                               THEN ${at('me', sql<string>`me.team_key`)} END`
+                     : sql`NULL`
+                 }
+          WHERE n.team_key IS NOT NULL`
+          }
+        ) m`,
     ],
+  ];
+  return [
+    ...(announce ? moves : []),
     [
       'events',
       sql`INSERT INTO live_events (user_id, type, payload)
@@ -523,11 +563,15 @@ function liveEvents(plan: UserWritePlan): Array<[name: string, statement: RawBui
           FROM jsonb_to_recordset(${JSON.stringify(
             events.map((event, ord) => ({ ord, type: event.type, payload: event.payload })),
           )}::jsonb) AS p(ord integer, type text, payload jsonb)
-          UNION ALL
+          ${
+            announce
+              ? sql`UNION ALL
           SELECT ${events.length}::integer + r.ord, 'rank_changed',
             jsonb_build_object('board', r.board, 'team', r.team, 'rank', r.rank,
                                'previousRank', r.previous_rank)
-          FROM rank_moves r
+          FROM ranks r WHERE r.rank IS DISTINCT FROM r.previous_rank`
+              : sql``
+          }
         ) e
         ORDER BY e.ord
         RETURNING id, user_id, type, payload, created_at`,
@@ -562,25 +606,46 @@ export async function applyUserWrite(
                         ELSE updated_at END
     WHERE id = ${plan.userId} AND version = ${plan.expectedVersion}
     RETURNING *`;
-  const ctes = [['guard', guard] as const, ...effects(plan)].map(
+  const effectList = effects(plan);
+  const has = new Set(effectList.map(([name]) => name));
+  const ctes = [['guard', guard] as const, ...effectList].map(
     ([name, statement]) => sql`${sql.id(name)} AS (${statement})`,
   );
+  // A CTE left out wrote nothing: its column is what it would have returned.
+  const from = (cte: string, value: RawBuilder<unknown>, empty: string) =>
+    has.has(cte) ? value : sql.raw(empty);
   // The snapshot every CTE reads is from before the write: the history is the
   // ledger rows this statement inserted followed by the newest older ones.
   const statement = sql<WriteRow>`WITH ${sql.join(ctes)}
     SELECT g.*, now() AS written_at,
-      (SELECT to_json(p) FROM profile p) AS written_profile,
-      (SELECT coalesce(json_agg(${LEDGER_JSON} ORDER BY l.id DESC), '[]') FROM ledger l)
-        AS new_ledger,
-      (SELECT coalesce(json_agg(${LEDGER_JSON} ORDER BY l.id DESC), '[]') FROM (
+      ${from('profile', sql`(SELECT to_json(p) FROM profile p)`, 'NULL::json')} AS written_profile,
+      ${from(
+        'ledger',
+        sql`(SELECT coalesce(json_agg(${LEDGER_JSON} ORDER BY l.id DESC), '[]') FROM ledger l)`,
+        `'[]'::json`,
+      )} AS new_ledger,
+      ${
+        plan.historyLimit > 0
+          ? sql`(SELECT coalesce(json_agg(${LEDGER_JSON} ORDER BY l.id DESC), '[]') FROM (
          SELECT * FROM points_ledger
-         WHERE user_id = g.id ORDER BY id DESC LIMIT ${plan.historyLimit}::integer) l)
-        AS older_ledger,
-      (SELECT coalesce(json_agg(json_build_object('board', e.board, 'points', e.points,
+         WHERE user_id = g.id ORDER BY id DESC LIMIT ${plan.historyLimit}::integer) l)`
+          : sql`'[]'::json`
+      } AS older_ledger,
+      ${from(
+        'entries',
+        sql`(SELECT coalesce(json_agg(json_build_object('board', e.board, 'points', e.points,
                 'seq', e.reached_seq::text, 'team_key', e.team_key)), '[]')
-         FROM entries e) AS written_entries,
-      ${plan.rank ? allTimeRank() : sql`NULL`} AS rank,
-      (SELECT count(*) FROM notified) AS notified
+         FROM entries e)`,
+        `'[]'::json`,
+      )} AS written_entries,
+      ${
+        !plan.rank
+          ? sql`NULL`
+          : has.has('ranks')
+            ? sql`(SELECT rank::text FROM ranks WHERE ord = 0)`
+            : allTimeRank(has.has('entries'))
+      } AS rank,
+      ${from('notified', sql`(SELECT count(*) FROM notified)`, '0')} AS notified
     FROM guard g`;
 
   let row: WriteRow | undefined;
@@ -629,17 +694,20 @@ export async function applyUserWrite(
  * entry visible took its number before this write took its own: a user who
  * has just reached a score is last among those who hold it.
  */
-function allTimeRank(): RawBuilder<string> {
+function allTimeRank(writesEntries: boolean): RawBuilder<string> {
   // The entry as written, or as stored when this write leaves it alone.
+  const stored = (column: string) =>
+    sql`(SELECT ${sql.raw(column)} FROM leaderboard_entries
+       WHERE board = ${ALL_TIME_BOARD} AND user_id = g.id)`;
   const position = (column: string) =>
-    sql`coalesce(
-      (SELECT ${sql.raw(column)} FROM entries WHERE board = ${ALL_TIME_BOARD}),
-      (SELECT ${sql.raw(column)} FROM leaderboard_entries
-       WHERE board = ${ALL_TIME_BOARD} AND user_id = g.id))`;
-  return rankExpression({
+    writesEntries
+      ? sql`coalesce(
+      (SELECT ${sql.raw(column)} FROM entries WHERE board = ${ALL_TIME_BOARD}), ${stored(column)})`
+      : stored(column);
+  return sql<string>`(SELECT ${rankExpression({
     board: sql<string>`${ALL_TIME_BOARD}::text`,
     teamKey: undefined,
-    points: sql<number>`${position('points')}`,
-    seq: sql<string>`${position('reached_seq')}`,
-  });
+    points: sql.ref('pos.points'),
+    seq: sql.ref('pos.seq'),
+  })} FROM (SELECT ${position('points')} AS points, ${position('reached_seq')} AS seq) pos)`;
 }

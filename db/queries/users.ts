@@ -6,19 +6,28 @@ import type { Database, ProfileRow, UserRow } from '../schema.js';
  * two first requests at once both end with the one row the unique constraint
  * let in. The insert is tried first: callers cache known identities
  * (src/auth/user-ids.ts), so a lookup that reaches here is usually a new user.
+ *
+ * An insert that conflicts saw a row that may be gone by the time the lookup
+ * reads it: the account was deleted in between (DELETE /api/user racing the
+ * identity's other requests). The identity is then new again, and the insert
+ * is tried again. Each further round needs another account of this identity
+ * to be created and deleted between two statements, so it ends.
  */
 export async function ensureUser(
   db: Kysely<Database>,
   issuer: string,
   subject: string,
 ): Promise<UserRow> {
-  const inserted = await db
-    .insertInto('users')
-    .values({ issuer, subject })
-    .onConflict((oc) => oc.columns(['issuer', 'subject']).doNothing())
-    .returningAll()
-    .executeTakeFirst();
-  return inserted ?? (await findUserByIdentity(db, issuer, subject))!;
+  for (;;) {
+    const inserted = await db
+      .insertInto('users')
+      .values({ issuer, subject })
+      .onConflict((oc) => oc.columns(['issuer', 'subject']).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    const user = inserted ?? (await findUserByIdentity(db, issuer, subject));
+    if (user) return user;
+  }
 }
 
 export function findUserByIdentity(

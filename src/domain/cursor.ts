@@ -1,23 +1,55 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { PageEnd } from '../../db/queries/leaderboard.js';
+import { teamKey } from '../../db/team-key.js';
 import { pgInt4, pgInt8Text, pgNegatableInt4, pgPositiveInt8Text, pgUuid } from './pg-range.js';
 
 /**
  * Page cursors. To a client a cursor is an opaque string it hands back
  * unchanged; inside it is base64url(JSON) of the keyset of the last entry
  * served, tagged with the list it belongs to so a cursor of one list is
- * refused by another. A cursor carries no secret and grants nothing: a
- * forged but well-formed one just starts a page somewhere else, so it is
- * validated for shape, not signed.
+ * refused by another: a leaderboard cursor also names its board (see
+ * `leaderboardCursorBoard`), which the service compares with the board a
+ * read shows. A cursor carries no secret and grants nothing: a forged but
+ * well-formed one just starts a page somewhere else, so it is validated for
+ * shape, not signed.
  */
 
 /** Longest cursor accepted; real ones are well under 200 characters. */
 export const MAX_CURSOR_LENGTH = 512;
 
+/** A board tag: `all`, `week:2026-W47`, `month:2026-11`, `~` and a team hash, `archive:` first. */
+const BOARD_TAG = /^[a-z0-9:~_-]{1,80}$/i;
+
+/**
+ * The board a leaderboard walk is on, as its cursors name it: the board
+ * (`all`, `week:2026-W47`, `month:2026-11`: the season is part of the name),
+ * with `team` a hash of its team key (the key itself may be long; "Arsenal"
+ * and "ARSENAL" are one board, so one tag), or with `archive` the closed
+ * season's final standings (`archive:week:2026-W47`), which are not its live board.
+ */
+export function leaderboardCursorBoard(
+  board: string,
+  options: { team?: string | undefined; archive?: boolean } = {},
+): string {
+  if (options.archive) return `archive:${board}`;
+  if (options.team === undefined) return board;
+  const hash = createHash('sha256').update(teamKey(options.team)).digest('base64url');
+  return `${board}~${hash.slice(0, 16)}`;
+}
+
+/** A leaderboard cursor: where its page ended, and on which board. */
+export interface LeaderboardCursor extends PageEnd {
+  /** leaderboardCursorBoard() of the read that gave it out. */
+  board: string;
+}
+
 // Every field is bounded to its column type (pg-range.ts): a forged cursor is a 400, never a
 // cast error in PostgreSQL.
 const leaderboardKeyset = z.tuple([
   z.literal('lb'),
+  // The board walked (leaderboardCursorBoard): compared, never sent to SQL.
+  z.string().regex(BOARD_TAG),
   pgNegatableInt4,
   // reached_seq: a bigint from a sequence (never negative), carried as text: a JS
   // number would lose digits past 2^53.
@@ -47,16 +79,16 @@ function decode(cursor: string): unknown {
   }
 }
 
-export function encodeLeaderboardCursor({ position, rank }: PageEnd): string {
-  return encode(['lb', position.points, position.seq, position.userId, rank]);
+export function encodeLeaderboardCursor({ board, position, rank }: LeaderboardCursor): string {
+  return encode(['lb', board, position.points, position.seq, position.userId, rank]);
 }
 
-/** Where the page a leaderboard cursor came from ended, or undefined when it is not one. */
-export function decodeLeaderboardCursor(cursor: string): PageEnd | undefined {
+/** Where and on which board the page a leaderboard cursor came from ended, or undefined. */
+export function decodeLeaderboardCursor(cursor: string): LeaderboardCursor | undefined {
   const parsed = leaderboardKeyset.safeParse(decode(cursor));
   if (!parsed.success) return undefined;
-  const [, points, seq, userId, rank] = parsed.data;
-  return { position: { points, seq, userId }, rank };
+  const [, board, points, seq, userId, rank] = parsed.data;
+  return { board, position: { points, seq, userId }, rank };
 }
 
 export function encodeLedgerCursor(entryId: string): string {

@@ -1,12 +1,5 @@
 import type { QuestDefinition, StoredQuest } from './quests.js';
 
-/**
- * What the live streams and webhooks announce (docs/LIVE.md). An event is
- * written by the write that caused it, in the same transaction, so it exists
- * exactly when that write committed.
- */
-export type LiveEventType = 'points_awarded' | 'quest_completed' | 'rank_changed';
-
 /** A quest as announced: the QuestProgress shape of the read APIs, times as ISO strings. */
 export interface AnnouncedQuest {
   id: string;
@@ -39,14 +32,19 @@ export interface RankChangedData {
   previousRank: number | null;
 }
 
-/** An event before it is stored: the type and its data (the outbox row's payload). */
+/**
+ * An event a user's write announces (docs/LIVE.md), before it is stored: the
+ * type and its data (the outbox row's payload). It is written by the write
+ * that caused it, in the same statement, so it exists exactly when that write
+ * committed. The one other event, `account_deleted` (`{ userId }`, belonging
+ * to no user, webhooks only), is written by the deleting transaction
+ * (db/queries/events.ts recordAccountDeleted). The wire shape of all of them
+ * is the LiveEvent schema (routers/live-schemas.ts).
+ */
 export type NewLiveEvent =
   | { type: 'points_awarded'; data: PointsAwardedData }
   | { type: 'quest_completed'; data: QuestCompletedData }
   | { type: 'rank_changed'; data: RankChangedData };
-
-/** A stored event: the outbox id (a decimal string) and the commit's time. */
-export type LiveEvent = NewLiveEvent & { id: string; userId: string; createdAt: Date };
 
 /**
  * The events of one quest sync, in the order they happened: for each newly

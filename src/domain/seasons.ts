@@ -22,6 +22,12 @@ export interface Season {
 
 const DAY_MS = 86_400_000;
 
+/**
+ * Default of SEASON_ARCHIVE_TIMEOUT_MS: how long the cut of a closed
+ * season's final standings may run (docs/SEASONS.md, Archives).
+ */
+export const SEASON_ARCHIVE_TIMEOUT_MS = 120_000;
+
 /** The season of `period` that holds `at`. */
 export function seasonAt(period: SeasonPeriod, at: Date): Season {
   if (period === 'month') {

@@ -9,6 +9,7 @@ import {
 } from 'trpc-to-openapi';
 import { contextFactory, successStatus, type AppDeps, type Context } from '../trpc/context.js';
 import { AppError } from '../app-error.js';
+import { HTTP_METHODS } from '../openapi.js';
 import {
   errorBody,
   errorHeaders,
@@ -24,8 +25,6 @@ interface PathMethods {
   pattern: RegExp;
   methods: string[];
 }
-
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /**
  * Every path of the OpenAPI document (generated from the procedures' meta, plus

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../app-error.js';
 
-/** Most calls one tRPC batch may carry (DESIGN §11). */
+/** Most calls one tRPC batch may carry (docs/DECISIONS.md). */
 export const MAX_TRPC_BATCH = 10;
 
 /**

@@ -28,6 +28,19 @@ export function abortReason(message: string): Error {
 }
 
 /**
+ * The longest one `next()` sleeps before returning empty-handed. Its callers
+ * loop and check their deadline again, so a far deadline (a token valid for
+ * weeks) costs a wake-up a minute; setTimeout itself cannot wait past 2³¹ ms
+ * (~24.8 days) and would fire after 1 ms instead, over and over.
+ */
+export const MAX_WAIT_MS = 60_000;
+
+/** How long `next(wakeAt)` sleeps at `now`: until `wakeAt`, at most MAX_WAIT_MS. */
+export function waitMs(wakeAt: number, now: number): number {
+  return Math.min(Math.max(0, wakeAt - now), MAX_WAIT_MS);
+}
+
+/**
  * One open stream's inbox. Events are pushed by the hub in per-user commit
  * order; the stream's reader takes them with `next()`. The queue is bounded:
  * a reader that falls `maxQueue` events behind is dropped (its queue freed,
@@ -37,8 +50,14 @@ export class StreamInbox {
   readonly #queue: OutboxEvent[] = [];
   #waiter: (() => void) | undefined;
   #ended: Error | undefined;
-  /** The newest id queued or delivered: older ones are duplicates (replay overlap). */
+  /** The newest id queued or delivered: older ones pushed again are not queued. */
   #lastId: string | undefined;
+  /**
+   * The newest id the reader has had (replayed, resynced to, or taken from the
+   * queue): queued events at or below it are duplicates of the replay and are
+   * dropped as they leave the queue.
+   */
+  #deliveredId: string | undefined;
 
   constructor(
     readonly userId: string,
@@ -49,9 +68,16 @@ export class StreamInbox {
     readonly onDropped: () => void,
   ) {}
 
-  /** Marks `id` as delivered (replayed from the outbox): live copies of it are skipped. */
+  /**
+   * Marks every event up to `id` as delivered (replayed from the outbox, or
+   * skipped by a resync): live copies of them, queued or still to come, are
+   * skipped.
+   */
   delivered(id: string): void {
     if (this.#lastId === undefined || compareIds(id, this.#lastId) > 0) this.#lastId = id;
+    if (this.#deliveredId === undefined || compareIds(id, this.#deliveredId) > 0) {
+      this.#deliveredId = id;
+    }
   }
 
   push(event: OutboxEvent): void {
@@ -83,14 +109,17 @@ export class StreamInbox {
     this.#wake();
   }
 
-  /** The next event, or undefined when poked or when `wakeAt` (epoch ms) passes. */
+  /**
+   * The next event, or undefined when poked, when `wakeAt` (epoch ms) passes,
+   * or after MAX_WAIT_MS of waiting (callers check their deadline and call again).
+   */
   async next(wakeAt?: number): Promise<OutboxEvent | undefined> {
     if (this.#ended) throw this.#ended;
-    const queued = this.#queue.shift();
+    const queued = this.#take();
     if (queued) return queued;
     await new Promise<void>((resolve) => {
       const timer =
-        wakeAt === undefined ? undefined : setTimeout(resolve, Math.max(0, wakeAt - Date.now()));
+        wakeAt === undefined ? undefined : setTimeout(resolve, waitMs(wakeAt, Date.now()));
       this.#waiter = () => {
         clearTimeout(timer);
         resolve();
@@ -98,12 +127,27 @@ export class StreamInbox {
     });
     this.#waiter = undefined;
     if (this.#ended) throw this.#ended;
-    return this.#queue.shift();
+    return this.#take();
   }
 
   /** Unregisters the inbox from the hub. Safe to call more than once. */
   close(): void {
     this.onClose(this);
+  }
+
+  /**
+   * The oldest queued event the reader has not had yet: an event queued while
+   * the replay ran may have been replayed since, and is dropped here.
+   */
+  #take(): OutboxEvent | undefined {
+    let event: OutboxEvent | undefined;
+    while ((event = this.#queue.shift())) {
+      if (this.#deliveredId === undefined || compareIds(event.id, this.#deliveredId) > 0) {
+        this.#deliveredId = event.id;
+        return event;
+      }
+    }
+    return undefined;
   }
 
   #wake(): void {

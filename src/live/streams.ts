@@ -1,18 +1,22 @@
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { eventsAfter, hasEvent, type OutboxEvent } from '../../db/queries/events.js';
 import { leaderboardPage, type RankedEntry } from '../../db/queries/leaderboard.js';
 import type { Database } from '../../db/schema.js';
+import { teamKey } from '../../db/team-key.js';
 import { AppError } from '../app-error.js';
 import { abortReason, type LiveHub, type StreamInbox } from './hub.js';
 
 /** Events read from the outbox per query while replaying. */
-const REPLAY_BATCH = 500;
+export const REPLAY_BATCH = 500;
 /** A leaderboard stream sends at most one message per this long. */
 export const BOARD_MIN_INTERVAL_MS = 1_000;
 /** A board is read again after this long without events (names, deletions, team moves). */
 const BOARD_REFRESH_MS = 30_000;
 /** The most entries a leaderboard stream can ask for. */
 export const BOARD_MAX_TOP = 100;
+/** Boards whose top (up to BOARD_MAX_TOP entries) an instance keeps: the most recently read. */
+export const BOARD_CACHE_MAX = 256;
 
 export type UserStreamItem = { kind: 'event'; event: OutboxEvent } | { kind: 'resync'; id: string };
 
@@ -47,10 +51,12 @@ function expired(): AppError {
  * The signed-in user's events: with `lastEventId`, first every retained event
  * after it (from the outbox), then live ones as they commit, with no gap and
  * no repeat: the inbox is registered before the outbox is read, and live
- * copies of replayed events are skipped. An id the outbox no longer holds (or
- * never held for this user) yields a `resync` carrying the user's newest id
- * (`0` when none): the client reloads its state and continues from there.
- * `0` means "everything retained".
+ * copies of replayed events are skipped (also those queued while the replay
+ * ran: the inbox drops them as they leave the queue). An id the outbox no
+ * longer holds (or never held for this user) yields a `resync` carrying the
+ * user's newest id (`0` when none): the client reloads its state and
+ * continues from there; nothing up to that id follows. `0` means "everything
+ * retained".
  */
 export async function* userEvents(
   hub: LiveHub,
@@ -109,12 +115,26 @@ interface BoardSnapshot {
 /**
  * The top of each board, read at most once per second and shared by every
  * stream of that board on this instance, so N subscribers cost one query.
+ * Team boards are keyed by teamKey(), as the board filter matches fans, so
+ * "Arsenal" and "ARSENAL" share one read. At most `maxBoards` tops are kept,
+ * the least recently read dropped first: a stream of a dropped board just
+ * reads it again.
  */
 export class BoardCache {
-  readonly #boards = new Map<string, Promise<BoardSnapshot>>();
+  readonly #boards: LRUCache<string, Promise<BoardSnapshot>>;
   #generation = 0;
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    maxBoards = BOARD_CACHE_MAX,
+  ) {
+    this.#boards = new LRUCache({ max: maxBoards });
+  }
+
+  /** How many boards' tops are held. */
+  get size(): number {
+    return this.#boards.size;
+  }
 
   /** Every committed event may move any board. */
   changed(): void {
@@ -126,14 +146,14 @@ export class BoardCache {
   }
 
   async top(team: string | undefined): Promise<BoardSnapshot> {
-    const key = team === undefined ? '' : `team:${team.toLowerCase()}`;
+    const key = team === undefined ? '' : `team:${teamKey(team)}`;
     const cached = this.#boards.get(key);
     if (cached) {
       const snapshot = await cached;
       const age = Date.now() - snapshot.readAt;
       const fresh = snapshot.generation === this.#generation && age < BOARD_REFRESH_MS;
       if (fresh || age < BOARD_MIN_INTERVAL_MS) return snapshot;
-      if (this.#boards.get(key) !== cached) return this.top(team);
+      if (this.#boards.peek(key) !== cached) return this.top(team);
     }
     const generation = this.#generation;
     const reading = leaderboardPage(this.db, { limit: BOARD_MAX_TOP, team }).then((entries) => ({
@@ -143,7 +163,7 @@ export class BoardCache {
     }));
     this.#boards.set(key, reading);
     reading.catch(() => {
-      if (this.#boards.get(key) === reading) this.#boards.delete(key);
+      if (this.#boards.peek(key) === reading) this.#boards.delete(key);
     });
     return reading;
   }

@@ -1,14 +1,13 @@
 import type { Kysely } from 'kysely';
 import {
   deleteUserRow,
-  lockUserRow,
+  lockIdentityUser,
   orphanHandleClaims,
   pseudonymiseLedger,
 } from '../../db/queries/accounts.js';
 import { recordAccountDeleted } from '../../db/queries/events.js';
 import { deleteBoardEntries } from '../../db/queries/rank.js';
 import type { Database } from '../../db/schema.js';
-import { UserGoneError } from '../app-error.js';
 import type { HandlePolicy } from '../domain/handles.js';
 
 /**
@@ -19,14 +18,22 @@ import type { HandlePolicy } from '../domain/handles.js';
  * that waited for it finds no user and starts over as a new one
  * (protectedProcedure). An `account_deleted` event, committed with the
  * deletion, tells webhook receivers.
+ *
+ * The account is the live user the identity has now, found (and locked) by
+ * issuer and subject, never created: when there is none (a DELETE racing
+ * this one, here or on another instance, committed first, or the call is a
+ * repeat), the account is deleted already and the answer is the same, with
+ * no user created only to be deleted (that would announce the deletion of an
+ * id no client ever saw).
  */
 export function deleteAccount(
   db: Kysely<Database>,
-  userId: string,
+  identity: { issuer: string; subject: string },
   handles: HandlePolicy,
 ): Promise<{ deletedAt: Date }> {
   return db.transaction().execute(async (trx) => {
-    if (!(await lockUserRow(trx, userId))) throw new UserGoneError();
+    const userId = await lockIdentityUser(trx, identity);
+    if (userId === undefined) return { deletedAt: new Date() };
     await pseudonymiseLedger(trx, userId);
     await orphanHandleClaims(trx, userId, handles.reserveDays);
     // Explicitly, not by cascade: the entries' rank counts go with them.

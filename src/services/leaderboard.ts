@@ -3,7 +3,6 @@ import {
   findRankedEntry,
   leaderboardPage,
   neighbours,
-  type PageEnd,
   type PositionedEntry,
 } from '../../db/queries/leaderboard.js';
 import {
@@ -13,12 +12,17 @@ import {
   type StandingRow,
 } from '../../db/queries/season-archives.js';
 import type { Database } from '../../db/schema.js';
-import { encodeLeaderboardCursor } from '../domain/cursor.js';
+import {
+  encodeLeaderboardCursor,
+  leaderboardCursorBoard,
+  type LeaderboardCursor,
+} from '../domain/cursor.js';
 import { AppError, validationError } from '../app-error.js';
 import {
   currentBoard,
   isClosed,
   parseSeason,
+  SEASON_ARCHIVE_TIMEOUT_MS,
   seasonAt,
   type Period,
   type Season,
@@ -31,8 +35,8 @@ export interface LeaderboardQuery {
   /** Which board: all-time (the default), or the current ISO week's or UTC month's. */
   period?: Period | undefined;
   limit: number;
-  /** Where the previous page ended (a decoded cursor). */
-  after?: PageEnd | undefined;
+  /** Where the previous page ended (a decoded cursor), on the board it names. */
+  after?: LeaderboardCursor | undefined;
   /** Only fans of this team (already normalised), ranked among themselves. */
   team?: string | undefined;
   /** A closed season's id (`2026-W47`): its final standings (docs/SEASONS.md, Archives). */
@@ -45,17 +49,25 @@ export interface BoardView {
   season: Season | undefined;
 }
 
-/** GET /api/leaderboard: one keyset page in rank order. */
+/**
+ * GET /api/leaderboard: one keyset page in rank order. `archiveTimeoutMs`
+ * bounds the cut of a closed season's standings (SEASON_ARCHIVE_TIMEOUT_MS).
+ */
 export async function getLeaderboard(
   db: Kysely<Database>,
   query: LeaderboardQuery,
   now: Date = new Date(),
+  archiveTimeoutMs: number = SEASON_ARCHIVE_TIMEOUT_MS,
 ): Promise<Page<PositionedEntry | ArchivedEntry> & BoardView> {
   const period = query.period ?? 'all';
   const { season: seasonId } = query;
-  if (seasonId !== undefined)
-    return getArchivedSeason(db, { ...query, period, season: seasonId }, now);
+  if (seasonId !== undefined) {
+    const archived = { ...query, period, season: seasonId };
+    return getArchivedSeason(db, archived, now, archiveTimeoutMs);
+  }
   const { board, season } = currentBoard(period, now);
+  const cursorBoard = leaderboardCursorBoard(board, { team: query.team });
+  checkCursorBoard(query.after, cursorBoard);
   // One extra row says whether another page follows.
   const rows = await leaderboardPage(db, {
     board,
@@ -63,8 +75,25 @@ export async function getLeaderboard(
     after: query.after,
     limit: query.limit + 1,
   });
-  const page = toPage(rows, query.limit, (last) => encodeLeaderboardCursor(last));
+  const page = toPage(rows, query.limit, (last) =>
+    encodeLeaderboardCursor({ board: cursorBoard, position: last.position, rank: last.rank }),
+  );
   return { ...page, period, season };
+}
+
+/**
+ * A cursor continues the walk of the board it came from (docs/SEASONS.md):
+ * another period, season, team or an archive is a 400 naming `cursor`, as
+ * is a week's or month's walk once that season has ended (its ranks were
+ * counted on the old board).
+ */
+function checkCursorBoard(after: LeaderboardCursor | undefined, board: string): void {
+  if (after === undefined || after.board === board) return;
+  throw validation(
+    'cursor',
+    'Not a cursor of this board: it came from another period, season, team or an archive ' +
+      '(a week’s or month’s walk ends when the season does); start again without cursor',
+  );
 }
 
 export interface AroundMe extends BoardView {
@@ -114,12 +143,14 @@ export type ArchivedEntry = StandingRow;
 
 /**
  * GET /api/leaderboard?period=week&season=2026-W47: a closed season's final
- * standings, cut by the first read after it closed (db/queries/season-archives.ts).
+ * standings, cut by the first read after it closed (db/queries/season-archives.ts),
+ * under its own statement timeout.
  */
 async function getArchivedSeason(
   db: Kysely<Database>,
   query: LeaderboardQuery & { period: Period; season: string },
   now: Date,
+  timeoutMs: number,
 ): Promise<Page<ArchivedEntry> & BoardView> {
   const { period } = query;
   if (period === 'all') {
@@ -142,7 +173,9 @@ async function getArchivedSeason(
         'only closed seasons have final standings',
     );
   }
-  await archiveSeason(db, season.board, season.endsAt);
+  const cursorBoard = leaderboardCursorBoard(season.board, { archive: true });
+  checkCursorBoard(query.after, cursorBoard);
+  await archiveSeason(db, season.board, season.endsAt, { timeoutMs });
   const rows = await standingsPage(db, {
     board: season.board,
     afterRank: query.after?.rank ?? 0,
@@ -150,6 +183,7 @@ async function getArchivedSeason(
   });
   const page = toPage(rows, query.limit, (last) =>
     encodeLeaderboardCursor({
+      board: cursorBoard,
       position: { points: last.points, seq: '0', userId: NO_USER },
       rank: last.rank,
     }),

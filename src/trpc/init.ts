@@ -66,23 +66,33 @@ export const publicProcedure = t.procedure.use(mapErrors);
 /**
  * Verifies the bearer token (or finds it in the token cache) and applies the
  * per-user rate limit once per HTTP request: every call of a tRPC batch shares
- * the result (or the refusal), and the limit takes one request per call. Then
- * finds the user's id (created on first sight, cached per process). The
+ * the result (or the refusal), and the limit takes one request per call. The
  * limit is keyed by (iss, sub) and checked before any database work, so a
  * limited caller costs no query. OpenAPI's `protect` only documents this;
- * this enforces it.
+ * this enforces it. Alone (without a user id) only for DELETE /api/user,
+ * which must not create the user it deletes; every other operation is a
+ * protectedProcedure.
  */
-export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   ctx.authentication.pending ??= authenticate(ctx);
   const principal = await ctx.authentication.pending;
+  return next({ ctx: { principal } });
+});
+
+/**
+ * An authenticatedProcedure that also finds the user's id (created on first
+ * sight, cached per process).
+ */
+export const protectedProcedure = authenticatedProcedure.use(async ({ ctx, next }) => {
+  const { principal } = ctx;
   const { db, userIds } = ctx.deps;
   for (let attempt = 1; ; attempt += 1) {
     const userId = await userIds.resolve(db, principal);
-    const result = await next({ ctx: { userId, principal } });
+    const result = await next({ ctx: { userId } });
     if (result.ok || !(toAppError(result.error) instanceof UserGoneError)) return result;
     // The account was deleted (on any instance) after its id was resolved:
     // whatever the operation did went with it. The identity starts over as a
-    // new user; only deletions racing each other again and again end here.
+    // new user; only deletions racing its requests again and again end here.
     userIds.forget(principal);
     if (attempt === USER_GONE_ATTEMPTS) {
       throw new AppError('UNAVAILABLE', 'The account was deleted while this request ran; retry', {
@@ -92,7 +102,7 @@ export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   }
 });
 
-/** How often an operation runs when its user keeps being deleted under it (DELETE /api/user racing itself). */
+/** How often an operation runs when its user keeps being deleted under it (by DELETE /api/user). */
 const USER_GONE_ATTEMPTS = 3;
 
 /** The token verified and the per-user limit taken: once per HTTP request. */

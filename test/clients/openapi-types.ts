@@ -118,7 +118,7 @@ export interface paths {
         };
         /**
          * Leaderboard, one page at a time
-         * @description Rank order: more points first, then whoever reached that score first, then user id. Pages follow nextCursor (keyset pagination: no entry is skipped or repeated under ties). With `team`, only fans of that team, ranked among themselves. With `period=week` or `period=month`, the current ISO week’s (from Monday 00:00 UTC) or calendar month’s (UTC) board: points earned in it; `startsAt` and `nextResetAt` say when it began and when it starts afresh. With `season` (a closed season of `period`), that season’s final standings, frozen when it closed, with today’s handle and name (null for deleted accounts); 404 while the season has not closed.
+         * @description Rank order: more points first, then whoever reached that score first, then user id. Pages follow nextCursor (keyset pagination: no entry is skipped or repeated under ties); a cursor continues only the board it came from (same `period`, season and `team`), elsewhere it is a 400, also for a week’s or month’s walk once that season has ended. With `team`, only fans of that team, ranked among themselves. With `period=week` or `period=month`, the current ISO week’s (from Monday 00:00 UTC) or calendar month’s (UTC) board: points earned in it; `startsAt` and `nextResetAt` say when it began and when it starts afresh. With `season` (a closed season of `period`), that season’s final standings, frozen when it closed, with today’s handle and name (null for deleted accounts); 404 while the season has not closed.
          */
         get: operations["leaderboard"];
         put?: never;

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { TOMBSTONE_ISSUER } from '../../db/queries/accounts.js';
+import { ensureUser, findUser } from '../../db/queries/users.js';
 import { deleteAccount } from '../../src/services/deletion.js';
 import { consistencyProblems } from '../helpers/consistency.js';
 import { FACES, reader } from '../helpers/reads.js';
 import { uniqueSubject, useTestApp } from '../helpers/test-app.js';
 import { testDbKind } from '../helpers/test-db.js';
-import { writer } from '../helpers/writes.js';
+import { writer, type WriteProcedure } from '../helpers/writes.js';
 
 /** GET /api/user/export and DELETE /api/user (docs/ACCOUNT.md). */
 const { app } = useTestApp();
@@ -259,13 +260,38 @@ describe.each(FACES)(`DELETE /api/user over %s on ${testDbKind}`, (face) => {
   });
 });
 
+async function lastEventId(): Promise<bigint> {
+  const row = await app.db
+    .selectFrom('liveEvents')
+    .select(sql<string>`coalesce(max(id), 0)::text`.as('id'))
+    .executeTakeFirstOrThrow();
+  return BigInt(row.id);
+}
+
+/** The user ids of the account_deleted events after `after` (of `only` when given), in order. */
+async function deletedEventsSince(after: bigint, only?: string[]): Promise<string[]> {
+  const rows = await app.db
+    .selectFrom('liveEvents')
+    .select(['id', 'payload'])
+    .where('type', '=', 'account_deleted')
+    .where('id', '>', String(after))
+    .orderBy('id')
+    .execute();
+  const ids = rows.map((row) => {
+    const payload = typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload;
+    return (payload as { userId: string }).userId;
+  });
+  return only ? ids.filter((id) => only.includes(id)) : ids;
+}
+
 describe(`account deletion under concurrency on ${testDbKind}`, () => {
   it('a stale user id (deleted elsewhere) is resolved again: the identity starts as a new user', async () => {
-    const token = await app.token();
+    const subject = uniqueSubject();
+    const token = await app.issuer.sign(subject);
     const first = await app.request('POST', '/api/user/profile', { token, body: { name: 'Gone' } });
     const oldId: string = first.body.data.user.id;
     // Deleted as another instance would: this app's user-id cache still holds the old id.
-    await deleteAccount(app.db, oldId, app.config.handles);
+    await deleteAccount(app.db, { issuer: app.issuer.issuer, subject }, app.config.handles);
     for (const [method, path, body] of [
       ['GET', '/api/user', undefined],
       ['GET', '/api/user/export', undefined],
@@ -279,24 +305,83 @@ describe(`account deletion under concurrency on ${testDbKind}`, () => {
     expect(me).toMatchObject({ name: 'Back', points: 0 });
   });
 
-  // Skipped: a KNOWN BUG. On PostgreSQL under the full suite one of these racing
-  // requests answers 500 (docs/ACCOUNT.md, "Known issue"); fix it, then unskip.
-  it.skip('writes racing a deletion land before it or on the new user; nothing half-written', async () => {
+  it('a DELETE with a stale user id erases the user the identity has again elsewhere', async () => {
+    const subject = uniqueSubject();
+    const token = await app.issuer.sign(subject);
+    expect((await app.request('POST', '/api/user/profile', { token, body: {} })).status).toBe(201);
+    // Another instance deletes the account, and the identity comes back there as a new user;
+    // this app's cache still holds the old id.
+    await deleteAccount(app.db, { issuer: app.issuer.issuer, subject }, app.config.handles);
+    const again = await ensureUser(app.db, app.issuer.issuer, subject);
+    expect((await app.request('DELETE', '/api/user', { token })).status).toBe(200);
+    expect(await findUser(app.db, again.id)).toBeUndefined();
+    expect(await deletedEventsSince(0n, [again.id])).toEqual([again.id]);
+  });
+
+  it.each(FACES)(
+    'two DELETEs at once over %s: one account_deleted event, no user created to be deleted',
+    async (face) => {
+      const write = writer(app, face);
+      const subject = uniqueSubject();
+      const token = await app.issuer.sign(subject);
+      const onboarded = await write('onboardProfile', token, { name: 'Twice at once' });
+      const userId: string = onboarded.ok && onboarded.data.user.id;
+      const before = await lastEventId();
+      const results = await Promise.all([
+        write('deleteAccount', token),
+        write('deleteAccount', token),
+      ]);
+      for (const result of results) {
+        expect(result).toEqual({
+          ok: true,
+          status: 200,
+          data: { deleted: true, deletedAt: expect.any(String) },
+        });
+      }
+      expect(await deletedEventsSince(before)).toEqual([userId]);
+      // No users row for the identity: the racing DELETE made none (and deleted none).
+      const rows = await app.db
+        .selectFrom('users')
+        .select('id')
+        .where('issuer', '=', app.issuer.issuer)
+        .where('subject', '=', subject)
+        .execute();
+      expect(rows).toEqual([]);
+      expect(await consistencyProblems(app.db)).toEqual([]);
+    },
+  );
+
+  it('writes racing a deletion land before it or on the new user; nothing half-written', async () => {
     const write = writer(app, 'rest');
     const token = await app.token();
     await write('onboardProfile', token, { favoriteTeam: 'Racing' });
-    const results = await Promise.all([
-      ...Array.from({ length: 4 }, (_, i) => write('updateUser', token, { location: `L${i}` })),
-      write('deleteAccount', token),
-      write('deleteAccount', token),
-      ...Array.from({ length: 4 }, () => write('onboardProfile', token, { name: 'Racer' })),
-    ]);
-    // On failure the message carries the service's error logs (the cause of a 500).
-    const errors = app.logs.filter((line) => line.includes('"level":50')).join('\n');
-    expect(
-      results.filter((r) => !r.ok),
-      errors,
-    ).toEqual([]);
+    const logsBefore = app.logs.length;
+    type Call = [label: string, procedure: WriteProcedure, input?: Record<string, unknown>];
+    const calls: Call[] = [
+      ...Array.from({ length: 4 }, (_, i): Call => [
+        'PATCH /api/user',
+        'updateUser',
+        { location: `L${i}` },
+      ]),
+      ['DELETE /api/user', 'deleteAccount'],
+      ['DELETE /api/user', 'deleteAccount'],
+      ...Array.from({ length: 4 }, (): Call => [
+        'POST /api/user/profile',
+        'onboardProfile',
+        { name: 'Racer' },
+      ]),
+    ];
+    const results = await Promise.all(
+      calls.map(([, procedure, input]) => write(procedure, token, input)),
+    );
+    // On failure the message names every failed call and carries the app's warn and error logs.
+    const failed = results.flatMap((result, i) =>
+      result.ok ? [] : [`${calls[i]![0]}: ${result.status} ${result.code} ${result.message}`],
+    );
+    const logs = app.logs
+      .slice(logsBefore)
+      .filter((line) => /"level":"(warn|error|fatal)"/.test(line));
+    expect(failed, [...failed, ...logs].join('\n')).toEqual([]);
     expect(await consistencyProblems(app.db)).toEqual([]);
   });
 });

@@ -258,13 +258,13 @@ describe.each(FACES)('forged cursors over %s (item 4)', (face) => {
   const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const uuid = randomUUID();
   it.each([
-    ['points -2147483648', ['lb', -2147483648, '1', uuid, 1]],
-    ['points 2147483648', ['lb', 2147483648, '1', uuid, 1]],
-    ['seq beyond bigint', ['lb', 1, '9223372036854775808', uuid, 1]],
-    ['seq negative', ['lb', 1, '-1', uuid, 1]],
-    ['seq not digits', ['lb', 1, '1e3', uuid, 1]],
-    ['a timestamp instead of seq', ['lb', 1, '2026-11-23T15:00:00.000000Z', uuid, 1]],
-    ['rank 2147483648', ['lb', 1, '1', uuid, 2147483648]],
+    ['points -2147483648', ['lb', 'all', -2147483648, '1', uuid, 1]],
+    ['points 2147483648', ['lb', 'all', 2147483648, '1', uuid, 1]],
+    ['seq beyond bigint', ['lb', 'all', 1, '9223372036854775808', uuid, 1]],
+    ['seq negative', ['lb', 'all', 1, '-1', uuid, 1]],
+    ['seq not digits', ['lb', 'all', 1, '1e3', uuid, 1]],
+    ['a timestamp instead of seq', ['lb', 'all', 1, '2026-11-23T15:00:00.000000Z', uuid, 1]],
+    ['rank 2147483648', ['lb', 'all', 1, '1', uuid, 2147483648]],
   ])('refuses a leaderboard cursor with %s: 400 naming cursor', async (_, keyset) => {
     const result = await reader(app, face)('leaderboard', await app.token(), {
       cursor: b64(keyset),
@@ -285,7 +285,7 @@ describe.each(FACES)('forged cursors over %s (item 4)', (face) => {
 
   it('accepts the extremes the database holds (an empty page, not an error)', async () => {
     const result = await reader(app, face)('leaderboard', await app.token(), {
-      cursor: b64(['lb', -2147483647, '9223372036854775807', uuid, 2147483647]),
+      cursor: b64(['lb', 'all', -2147483647, '9223372036854775807', uuid, 2147483647]),
     });
     expect(result).toMatchObject({
       ok: true,
@@ -638,6 +638,56 @@ describe('HEAD (item 12)', () => {
     expect(head.status).toBe(200);
     expect(head.headers.get('content-type')).toMatch(/^application\/json/);
     expect(head.text).toBe('');
+  });
+
+  it('HEAD on a subscription answers 405 with Allow: GET at once and opens no stream', async () => {
+    const token = await app.token();
+    const paths = [
+      '/trpc/myEvents',
+      '/trpc/leaderboardEvents?input=%7B%22top%22%3A3%7D',
+      // tRPC finds the procedure in the last path segment, URL-decoded.
+      '/trpc/my%45vents',
+      '/trpc/any/where/leaderboardEvents',
+    ];
+    const withAndWithoutToken: Array<Record<string, string>> = [
+      {},
+      { authorization: `Bearer ${token}` },
+    ];
+    for (const path of paths) {
+      for (const headers of withAndWithoutToken) {
+        const head = await raw(app.url, path, {
+          method: 'HEAD',
+          headers,
+          signal: AbortSignal.timeout(5_000),
+        });
+        expect(head.status, path).toBe(405);
+        expect(head.headers.get('allow')).toBe('GET');
+        expect(head.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(head.text).toBe('');
+      }
+    }
+    expect(app.live.hub.openStreams).toBe(0);
+    // A batch cannot carry a subscription: tRPC refuses it, as it does the GET.
+    const batch = await raw(app.url, '/trpc/myEvents?batch=1', {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(5_000),
+    });
+    const batchGet = await raw(app.url, '/trpc/myEvents?batch=1', {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect(batch.status).toBe(batchGet.status);
+    expect(batch.status).toBeGreaterThanOrEqual(400);
+    // GET still opens the stream.
+    const controller = new AbortController();
+    const get = await fetch(`${app.url}/trpc/myEvents`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: controller.signal,
+    });
+    expect(get.status).toBe(200);
+    expect(get.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    controller.abort();
   });
 });
 

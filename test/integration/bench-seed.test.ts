@@ -14,11 +14,26 @@ import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/te
 const USERS = 300;
 let database: TestDatabase;
 let app: TestApp;
+let keysBefore: string[];
+let timings: Record<string, number>;
+
+/** Every index and constraint of the schema, as the catalog defines it. */
+async function schemaKeys(db: TestDatabase['db']): Promise<string[]> {
+  const { rows } = await sql<{ key: string }>`
+    SELECT tablename || ': ' || indexdef AS key FROM pg_indexes
+    WHERE schemaname = current_schema()
+    UNION ALL
+    SELECT conrelid::regclass::text || ': ' || conname || ' ' || pg_get_constraintdef(oid)
+    FROM pg_constraint WHERE connamespace = current_schema()::regnamespace
+    ORDER BY 1`.execute(db);
+  return rows.map((row) => row.key);
+}
 
 beforeAll(async () => {
   database = await createTestDatabase();
   app = await startTestApp({ database });
-  await seedUsers(database.db, { users: USERS, issuer: app.issuer.issuer });
+  keysBefore = await schemaKeys(database.db);
+  timings = await seedUsers(database.db, { users: USERS, issuer: app.issuer.issuer });
 }, 120_000);
 afterAll(async () => {
   await app?.close();
@@ -29,6 +44,11 @@ describe(`bench:seed data on ${testDbKind}`, () => {
   it('is consistent, ranks equal a full sort, and the service serves the seeded users', async () => {
     const db = database.db;
     expect(await isSeeded(db, app.issuer.issuer)).toBe(true);
+    // On empty tables the seed drops keys, indexes and foreign keys and re-creates them as they were.
+    expect(Object.keys(timings).filter((step) => step.startsWith('drop '))).toHaveLength(1);
+    expect(timings).toHaveProperty(['foreign key profiles_user_id_fkey']);
+    expect(keysBefore.length).toBeGreaterThan(10);
+    expect(await schemaKeys(db)).toEqual(keysBefore);
     expect(await consistencyProblems(db)).toEqual([]);
     const { rows } = await sql<{ userId: string; rank: string }>`
       SELECT user_id, ROW_NUMBER() OVER (ORDER BY points DESC, reached_seq, user_id)::text AS rank

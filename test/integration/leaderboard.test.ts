@@ -191,7 +191,7 @@ describe.each(FACES)(`GET /api/leaderboard over %s on ${testDbKind}`, (face) => 
     [
       'an impossible date',
       Buffer.from(
-        JSON.stringify(['lb', 1, '2026-02-30T00:00:00.000000Z', randomUUID(), 1]),
+        JSON.stringify(['lb', 'all', 1, '2026-02-30T00:00:00.000000Z', randomUUID(), 1]),
       ).toString('base64url'),
     ],
     ['a points-history cursor', encodeLedgerCursor('5')],

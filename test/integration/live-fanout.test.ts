@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../db/database.js';
 import { recordEvents } from '../../db/queries/events.js';
+import { BoardCache } from '../../src/live/streams.js';
 import { SSE_PING_MS } from '../../src/trpc/init.js';
 import { Collector, dataEvents, liveClient, openSse } from '../helpers/live.js';
 import { startServerProcess, waitForExit } from '../helpers/server-process.js';
@@ -235,6 +236,32 @@ describe('leaderboardEvents', () => {
       expect(JSON.parse(error.data).data.errorCode).toBe('VALIDATION_FAILED');
       await reader.ended;
     }
+  });
+});
+
+describe('the shared board reads (BoardCache)', () => {
+  it('one team, however it is spelled, is one read', async () => {
+    const cache = new BoardCache(app.db);
+    const plain = await cache.top('Cache FC');
+    // Cases, fullwidth letters, a zero-width space: the same teamKey() as the board filter uses.
+    for (const variant of ['CACHE FC', 'ＣＡＣＨＥ ＦＣ', 'Cache\u200B FC']) {
+      expect(await cache.top(variant), variant).toBe(plain);
+    }
+    expect(cache.size).toBe(1);
+    expect(await cache.top(undefined)).not.toBe(plain);
+    expect(cache.size).toBe(2);
+  });
+
+  it('keeps at most its limit of boards, dropping the least recently read', async () => {
+    const cache = new BoardCache(app.db, 3);
+    const first = await cache.top('Bound FC 0');
+    let newest = first;
+    for (let i = 1; i < 10; i += 1) newest = await cache.top(`Bound FC ${i}`);
+    expect(cache.size).toBe(3);
+    expect(await cache.top('Bound FC 9')).toBe(newest);
+    // Dropped, so read again: a new snapshot.
+    expect(await cache.top('Bound FC 0')).not.toBe(first);
+    expect(cache.size).toBe(3);
   });
 });
 

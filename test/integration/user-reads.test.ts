@@ -113,6 +113,7 @@ describe.each(FACES)(`GET /api/user/points over %s on ${testDbKind}`, (face) => 
     [
       'a leaderboard cursor',
       encodeLeaderboardCursor({
+        board: 'all',
         position: { points: 1, seq: '1', userId: randomUUID() },
         rank: 1,
       }),

@@ -85,6 +85,33 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 
+  it('refuses a webhook retry period longer than the outbox retention, naming both variables', () => {
+    const message =
+      'WEBHOOK_RETRY_FOR_SECONDS (172801) must not exceed LIVE_RETENTION_DAYS × 86400 (2 × 86400 = 172800): ' +
+      'events would be deleted while their webhook is still being retried. Lower ' +
+      'WEBHOOK_RETRY_FOR_SECONDS or raise LIVE_RETENTION_DAYS.';
+    const env = { LIVE_RETENTION_DAYS: '2', WEBHOOK_RETRY_FOR_SECONDS: '172801' };
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+    // Also with the default retry period (24 h) and no webhook configured: the
+    // outbox is shared, and another instance may deliver.
+    expect(() =>
+      loadConfig({ LIVE_RETENTION_DAYS: '1', WEBHOOK_RETRY_FOR_SECONDS: '86401' }),
+    ).toThrow(
+      /WEBHOOK_RETRY_FOR_SECONDS \(86401\) must not exceed LIVE_RETENTION_DAYS × 86400 \(1 × 86400 = 86400\)/,
+    );
+    // Equal is fine, and so are the defaults (24 h within 7 days).
+    expect(loadConfig({ ...env, WEBHOOK_RETRY_FOR_SECONDS: '172800' }).live.retentionDays).toBe(2);
+    expect(loadConfig({ LIVE_RETENTION_DAYS: '1' }).live.retentionDays).toBe(1);
+    const webhooks = loadConfig({
+      WEBHOOK_URL: 'https://hooks.example/in',
+      WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+      WEBHOOK_RETRY_FOR_SECONDS: String(30 * 86_400),
+      LIVE_RETENTION_DAYS: '30',
+    });
+    expect(webhooks.webhook?.retryForSeconds).toBe(30 * 86_400);
+  });
+
   it('in production accepts an audience with https URLs, and plain http only on loopback', () => {
     const production = { NODE_ENV: 'production', AUTH_AUDIENCE: 'api' };
     expect(loadConfig({ ...production, AUTH_ISSUER: 'https://idp.example' }).auth).toEqual({

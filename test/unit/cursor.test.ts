@@ -5,6 +5,7 @@ import {
   decodeLedgerCursor,
   encodeLeaderboardCursor,
   encodeLedgerCursor,
+  leaderboardCursorBoard,
 } from '../../src/domain/cursor.js';
 
 const position = {
@@ -12,7 +13,8 @@ const position = {
   seq: '9007199254740993',
   userId: randomUUID(),
 };
-const end = { position, rank: 42 };
+const board = 'week:2026-W47';
+const end = { board, position, rank: 42 };
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 describe('page cursors', () => {
@@ -21,13 +23,14 @@ describe('page cursors', () => {
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(decodeLeaderboardCursor(cursor)).toEqual(end);
     for (const seq of ['0', '9223372036854775807']) {
-      const edge = { position: { ...position, seq }, rank: 1 };
+      const edge = { board, position: { ...position, seq }, rank: 1 };
       expect(decodeLeaderboardCursor(encodeLeaderboardCursor(edge))).toEqual(edge);
     }
   });
 
   it('round-trip the extremes PostgreSQL holds', () => {
     const extremes = {
+      board: leaderboardCursorBoard('month:2026-11', { team: 'x'.repeat(100) }),
       position: {
         points: -2147483647,
         seq: '0',
@@ -47,6 +50,26 @@ describe('page cursors', () => {
     expect(decodeLeaderboardCursor(encodeLeaderboardCursor(top))).toEqual(top);
   });
 
+  it('name each board apart: period, season, team (by its key) and archive', () => {
+    const tags = [
+      leaderboardCursorBoard('all'),
+      leaderboardCursorBoard('week:2026-W47'),
+      leaderboardCursorBoard('week:2026-W48'),
+      leaderboardCursorBoard('month:2026-11'),
+      leaderboardCursorBoard('all', { team: 'Arsenal' }),
+      leaderboardCursorBoard('all', { team: 'Ajax' }),
+      leaderboardCursorBoard('week:2026-W47', { team: 'Arsenal' }),
+      leaderboardCursorBoard('week:2026-W47', { archive: true }),
+    ];
+    expect(new Set(tags).size).toBe(tags.length);
+    // One team board whatever the letter case or width it is asked for with.
+    expect(leaderboardCursorBoard('all', { team: 'ＡＲＳＥＮＡＬ' })).toBe(tags[4]);
+    for (const tag of tags) {
+      const cursor = { board: tag, position, rank: 1 };
+      expect(decodeLeaderboardCursor(encodeLeaderboardCursor(cursor))).toEqual(cursor);
+    }
+  });
+
   it('round-trip a ledger entry id, up to the largest bigint', () => {
     for (const id of ['1', '9223372036854775807']) {
       expect(decodeLedgerCursor(encodeLedgerCursor(id))).toBe(id);
@@ -60,24 +83,28 @@ describe('page cursors', () => {
     ['trailing bits that do not round-trip', `${encodeLedgerCursor('12')}x`],
     ['not JSON', Buffer.from('{').toString('base64url')],
     ['the other list', encodeLedgerCursor('7')],
-    ['points not an integer', b64(['lb', 1.5, position.seq, position.userId, 1])],
-    ['points beyond int4', b64(['lb', 2 ** 31, position.seq, position.userId, 1])],
+    ['points not an integer', b64(['lb', board, 1.5, position.seq, position.userId, 1])],
+    ['points beyond int4', b64(['lb', board, 2 ** 31, position.seq, position.userId, 1])],
     // The rank key is -points: -(-2³¹) is not an int4.
-    ['points -2147483648', b64(['lb', -(2 ** 31), position.seq, position.userId, 1])],
-    ['seq as a number', b64(['lb', 1, 5, position.userId, 1])],
-    ['seq beyond bigint', b64(['lb', 1, '9223372036854775808', position.userId, 1])],
-    ['seq negative', b64(['lb', 1, '-1', position.userId, 1])],
-    ['seq with a leading zero', b64(['lb', 1, '07', position.userId, 1])],
-    ['seq not digits', b64(['lb', 1, '1e3', position.userId, 1])],
+    ['points -2147483648', b64(['lb', board, -(2 ** 31), position.seq, position.userId, 1])],
+    ['seq as a number', b64(['lb', board, 1, 5, position.userId, 1])],
+    ['seq beyond bigint', b64(['lb', board, 1, '9223372036854775808', position.userId, 1])],
+    ['seq negative', b64(['lb', board, 1, '-1', position.userId, 1])],
+    ['seq with a leading zero', b64(['lb', board, 1, '07', position.userId, 1])],
+    ['seq not digits', b64(['lb', board, 1, '1e3', position.userId, 1])],
     [
       'a timestamp instead of seq',
-      b64(['lb', 1, '2026-11-23T15:00:00.123456Z', position.userId, 1]),
+      b64(['lb', board, 1, '2026-11-23T15:00:00.123456Z', position.userId, 1]),
     ],
-    ['not a uuid', b64(['lb', 1, position.seq, 'x', 1])],
-    ['rank 0', b64(['lb', 1, position.seq, position.userId, 0])],
-    ['rank beyond int4', b64(['lb', 1, position.seq, position.userId, 2 ** 31])],
-    ['without a rank', b64(['lb', 1, position.seq, position.userId])],
-    ['extra elements', b64(['lb', 1, position.seq, position.userId, 1, 1])],
+    ['not a uuid', b64(['lb', board, 1, position.seq, 'x', 1])],
+    ['rank 0', b64(['lb', board, 1, position.seq, position.userId, 0])],
+    ['rank beyond int4', b64(['lb', board, 1, position.seq, position.userId, 2 ** 31])],
+    ['without a rank', b64(['lb', board, 1, position.seq, position.userId])],
+    ['extra elements', b64(['lb', board, 1, position.seq, position.userId, 1, 1])],
+    ['without a board', b64(['lb', 1, position.seq, position.userId, 1])],
+    ['an empty board', b64(['lb', '', 1, position.seq, position.userId, 1])],
+    ['a board with a space', b64(['lb', 'week 1', 1, position.seq, position.userId, 1])],
+    ['a board longer than 80', b64(['lb', 'a'.repeat(81), 1, position.seq, position.userId, 1])],
   ])('refuse a leaderboard cursor that is %s', (_, cursor) => {
     expect(decodeLeaderboardCursor(cursor)).toBeUndefined();
   });
