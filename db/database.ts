@@ -19,8 +19,9 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
+import { CamelCasePlugin, Kysely, PostgresDialect, sql, type DialectAdapter } from 'kysely';
 import pg from 'pg';
+import { ServiceAdapter } from './adapter.js';
 import { listenPostgres, type NotificationHandlers, type Unlisten } from './listener.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { Database } from './schema.js';
@@ -65,6 +66,13 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
     : createPGlite(options.dataDir);
 }
 
+/** node-postgres with the service's adapter (db/adapter.ts: a pooler-safe migration lock). */
+class ServiceDialect extends PostgresDialect {
+  override createAdapter(): DialectAdapter {
+    return new ServiceAdapter();
+  }
+}
+
 function createPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
@@ -86,7 +94,7 @@ function createPostgres(databaseUrl: string, options: DatabaseOptions): Database
     client.on('error', (error) => options.onIdleClientError?.(error));
   });
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool }),
+    dialect: new ServiceDialect({ pool }),
     plugins: [new CamelCasePlugin()],
   });
   const listenUrl = options.listenUrl ?? databaseUrl;

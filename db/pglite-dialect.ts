@@ -1,7 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
 import {
   CompiledQuery,
-  PostgresAdapter,
   PostgresIntrospector,
   PostgresQueryCompiler,
   type DatabaseConnection,
@@ -14,6 +13,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { ServiceAdapter } from './adapter.js';
 
 export interface PGliteDialectConfig {
   /** An open (or opening) PGlite. The dialect owns it: `db.destroy()` closes it. */
@@ -22,8 +22,9 @@ export interface PGliteDialectConfig {
 
 /**
  * Kysely dialect for PGlite: PostgreSQL compiled to WASM, running in this
- * process. SQL, adapter and introspection are PostgreSQL's own; only the
- * driver differs, because PGlite is a single session rather than a pool.
+ * process. SQL and introspection are PostgreSQL's own, the adapter is the
+ * service's (db/adapter.ts); the driver differs, because PGlite is a single
+ * session rather than a pool.
  */
 export class PGliteDialect implements Dialect {
   readonly #config: PGliteDialectConfig;
@@ -41,7 +42,7 @@ export class PGliteDialect implements Dialect {
   }
 
   createAdapter(): DialectAdapter {
-    return new PostgresAdapter();
+    return new ServiceAdapter();
   }
 
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {

@@ -344,6 +344,16 @@ describe('migrations', () => {
     expect(await migrateToLatest(own.db)).toEqual([]);
   });
 
+  it('roll back the whole run, lock included, when a migration fails', async () => {
+    await migrateAllDown(own.db);
+    await sql`create table users (id int)`.execute(own.db);
+    await expect(migrateToLatest(own.db)).rejects.toThrow(/failed/);
+    const applied = await sql<{ name: string }>`select name from kysely_migration`.execute(own.db);
+    expect(applied.rows).toEqual([]);
+    await sql`drop table users`.execute(own.db);
+    expect(await migrateToLatest(own.db)).toEqual(MIGRATION_NAMES);
+  });
+
   it('name the failed migration and its cause', async () => {
     await migrateAllDown(own.db);
     await sql`create table users (id int)`.execute(own.db);
