@@ -22,6 +22,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { CamelCasePlugin, Kysely, PostgresDialect, sql, type DialectAdapter } from 'kysely';
 import pg from 'pg';
 import { ServiceAdapter } from './adapter.js';
+import { statementName } from './prepared.js';
 import { listenPostgres, type NotificationHandlers, type Unlisten } from './listener.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { Database } from './schema.js';
@@ -41,6 +42,13 @@ export interface DatabaseOptions {
    * transaction pooler cannot LISTEN, so point this at PostgreSQL directly.
    */
   listenUrl?: string | undefined;
+  /**
+   * Run the write path's statements as named (server-side prepared)
+   * statements (db/prepared.ts); default true. PostgreSQL only.
+   */
+  preparedStatements?: boolean;
+  /** Told once when a pool stops naming statements (see `namingClient`). */
+  onPreparedStatementsOff?: (error: Error) => void;
 }
 
 export interface DatabaseHandle {
@@ -66,6 +74,47 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
     : createPGlite(options.dataDir);
 }
 
+/**
+ * Errors that say a named statement cannot be used on this server connection:
+ * it does not exist there (26000) or one of that name does (42P05), which is
+ * what a transaction pooler that does not track them (PgBouncer before 1.21,
+ * or with max_prepared_statements = 0) causes; or its cached plan no longer
+ * fits a table a newer instance migrated (0A000). Each is raised before the
+ * statement runs.
+ */
+const NAME_REFUSED = new Set(['26000', '42P05', '0A000']);
+
+/**
+ * pg's client, running the statements db/prepared.ts marks as named
+ * statements. One refused (NAME_REFUSED) runs again unnamed, and the pool
+ * names nothing from then on: a marked statement runs alone, outside any
+ * transaction, so the retry is safe.
+ */
+function namingClient(options: DatabaseOptions): typeof pg.Client {
+  const state = { naming: options.preparedStatements ?? true };
+  return class NamingClient extends pg.Client {
+    // pg's query() has callback and config overloads; only Kysely's
+    // (text, values) call is ever named, every other call passes through.
+    override query(...args: any[]): any {
+      const [text, values, callback] = args;
+      const name =
+        state.naming && typeof text === 'string' && callback === undefined
+          ? statementName(text)
+          : undefined;
+      if (name === undefined) return (super.query as (...a: unknown[]) => unknown)(...args);
+      return super.query({ name, text, values }).catch((error: unknown) => {
+        const code = (error as { code?: unknown } | undefined)?.code;
+        if (typeof code !== 'string' || !NAME_REFUSED.has(code)) throw error;
+        if (state.naming) {
+          state.naming = false;
+          options.onPreparedStatementsOff?.(error as Error);
+        }
+        return super.query(text, values);
+      });
+    }
+  };
+}
+
 /** node-postgres with the service's adapter (db/adapter.ts: a pooler-safe migration lock). */
 class ServiceDialect extends PostgresDialect {
   override createAdapter(): DialectAdapter {
@@ -81,6 +130,7 @@ function createPostgres(databaseUrl: string, options: DatabaseOptions): Database
     // Fail fast (→ 503 UNAVAILABLE) rather than queue forever when PostgreSQL
     // is unreachable or every connection is busy.
     connectionTimeoutMillis: 5000,
+    Client: namingClient(options),
   });
   // An idle client whose connection dies (PostgreSQL restarted, network cut)
   // emits 'error' on the pool; unhandled, that would crash the process. The

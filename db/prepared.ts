@@ -1,5 +1,37 @@
+import { createHash } from 'node:crypto';
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
+
+/**
+ * Statements run as named (server-side prepared) statements, by SQL text.
+ * PostgreSQL plans an unnamed statement anew on every call; a named one is
+ * parsed once per connection and, once PostgreSQL finds its generic plan no
+ * costlier than the custom ones (plan_cache_mode = auto), planned once. For
+ * the write path that is most of the database's CPU (docs/PERFORMANCE.md).
+ * The name is a hash of the text, so one name always means one statement, in
+ * every process sharing a server connection through a pooler. Bounded: a
+ * statement whose shape is built per call (the write) has one text per shape,
+ * and shapes past the bound run unnamed. db/database.ts decides whether a
+ * pool names statements at all (DATABASE_PREPARED_STATEMENTS).
+ */
+const NAMES = new Map<string, string>();
+const MAX_NAMED = 256;
+
+/**
+ * Marks `text` to run as a named statement. Only for statements that run
+ * alone (autocommit), as the write path's do: db/database.ts retries one
+ * refused by a transaction pooler unnamed, which is safe only outside a
+ * transaction.
+ */
+export function nameStatement(text: string): void {
+  if (NAMES.has(text) || NAMES.size >= MAX_NAMED) return;
+  NAMES.set(text, `ups_${createHash('sha256').update(text).digest('base64url').slice(0, 32)}`);
+}
+
+/** The name `text` runs under, if it was marked. */
+export function statementName(text: string): string | undefined {
+  return NAMES.get(text);
+}
 
 /** Marks where an argument goes when a statement is compiled the one time. */
 class Slot {
@@ -26,6 +58,7 @@ export function preparedStatement<A extends unknown[], R>(
       const slots = args.map((_, index) => new Slot(index)) as unknown as A;
       const compiled = build(db, ...slots).compile();
       template = { sql: compiled.sql, parameters: compiled.parameters };
+      nameStatement(compiled.sql);
     }
     const parameters = template.parameters.map((value) =>
       value instanceof Slot ? args[value.index] : value,

@@ -23,7 +23,12 @@ export interface Config {
   readonly host: string;
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
-  readonly database: { readonly poolMax: number; readonly statementTimeoutMs: number };
+  readonly database: {
+    readonly poolMax: number;
+    readonly statementTimeoutMs: number;
+    /** Named statements for the write path (DATABASE_PREPARED_STATEMENTS, default on). */
+    readonly preparedStatements: boolean;
+  };
   /** `statement_timeout` of the cut of a closed season's standings (docs/SEASONS.md). */
   readonly seasonArchiveTimeoutMs: number;
   readonly auth: AuthConfig;
@@ -109,6 +114,7 @@ const envSchema = z.object({
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./.data')),
   DATABASE_POOL_MAX: int(10, 1, 200),
   DATABASE_STATEMENT_TIMEOUT_MS: int(5000, 100, 600_000),
+  DATABASE_PREPARED_STATEMENTS: z.preprocess(emptyToUndefined, z.enum(['on', 'off']).default('on')),
   SEASON_ARCHIVE_TIMEOUT_MS: int(SEASON_ARCHIVE_TIMEOUT_MS, 100, 3_600_000),
   AUTH_ISSUER: optionalString,
   AUTH_JWKS_URL: httpUrl,
@@ -349,6 +355,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     database: Object.freeze({
       poolMax: e.DATABASE_POOL_MAX,
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+      preparedStatements: e.DATABASE_PREPARED_STATEMENTS === 'on',
     }),
     seasonArchiveTimeoutMs: e.SEASON_ARCHIVE_TIMEOUT_MS,
     auth: Object.freeze(authConfig(e)),

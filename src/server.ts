@@ -23,6 +23,12 @@ async function main(): Promise<void> {
     poolMax: config.database.poolMax,
     statementTimeoutMs: config.database.statementTimeoutMs,
     onIdleClientError: (err) => logger.warn({ err }, 'database connection lost'),
+    preparedStatements: config.database.preparedStatements,
+    onPreparedStatementsOff: (err) =>
+      logger.warn(
+        { err },
+        'named statements refused (a transaction pooler?); running unnamed from now on: set DATABASE_PREPARED_STATEMENTS=off',
+      ),
     listenUrl: config.live.listenUrl,
   });
   const applied = await migrateToLatest(database.db);

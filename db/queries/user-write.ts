@@ -43,7 +43,7 @@
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
-import { preparedStatement } from '../prepared.js';
+import { nameStatement, preparedStatement } from '../prepared.js';
 import {
   PROFILE_FIELDS,
   type Database,
@@ -650,9 +650,11 @@ export async function applyUserWrite(
 
   let row: WriteRow | undefined;
   try {
+    const compiled = statement.compile(db);
+    nameStatement(compiled.sql);
     ({
       rows: [row],
-    } = await statement.execute(db));
+    } = await db.executeQuery(compiled));
   } catch (error) {
     if (
       isUniqueViolation(error, 'profiles_handle_lower_key') ||

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Migrator, NO_MIGRATIONS, sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../db/database.js';
+import { createDatabase, type DatabaseHandle, type DatabaseOptions } from '../../db/database.js';
+import { readUserState } from '../../db/queries/user-write.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { migrations } from '../../db/migrations/index.js';
 import type { Database } from '../../db/schema.js';
@@ -300,6 +301,68 @@ describe.skipIf(testDbKind !== 'postgres')('PostgreSQL pool', () => {
     } finally {
       await handle.close();
     }
+  });
+});
+
+describe.skipIf(testDbKind !== 'postgres')('named statements (db/prepared.ts)', () => {
+  const opened: DatabaseHandle[] = [];
+  afterAll(async () => {
+    for (const handle of opened) await handle.close();
+  });
+
+  /** One connection, so the session asked about is the one that ran the statements. */
+  async function onePool(options: Partial<DatabaseOptions> = {}): Promise<DatabaseHandle> {
+    const handle = await createDatabase({
+      databaseUrl: database.databaseUrl,
+      dataDir: database.dataDir,
+      poolMax: 1,
+      statementTimeoutMs: 10_000,
+      ...options,
+    });
+    opened.push(handle);
+    return handle;
+  }
+
+  async function ours(on: Kysely<Database>) {
+    const result = await sql<{ name: string; genericPlans: string; customPlans: string }>`
+      select name, generic_plans, custom_plans from pg_prepared_statements
+      where name like 'ups\_%'`.execute(on);
+    return result.rows.map((row) => ({
+      name: row.name,
+      runs: Number(row.genericPlans) + Number(row.customPlans),
+    }));
+  }
+
+  it('parse the state read once per connection and reuse it', async () => {
+    const handle = await onePool();
+    const userId = await insertUser(handle.db);
+    for (let i = 0; i < 7; i++) {
+      expect((await readUserState(handle.db, userId))?.user.id).toBe(userId);
+    }
+    const [read, ...others] = await ours(handle.db);
+    expect(others).toEqual([]);
+    expect(read?.runs).toBe(7);
+  });
+
+  it('are not used with preparedStatements off', async () => {
+    const handle = await onePool({ preparedStatements: false });
+    const userId = await insertUser(handle.db);
+    expect((await readUserState(handle.db, userId))?.user.id).toBe(userId);
+    expect(await ours(handle.db)).toEqual([]);
+  });
+
+  it('run unnamed, and stop being named, when the server connection lost them (as behind a transaction pooler)', async () => {
+    const refused: Error[] = [];
+    const handle = await onePool({ onPreparedStatementsOff: (error) => refused.push(error) });
+    const userId = await insertUser(handle.db);
+    await readUserState(handle.db, userId);
+    expect(await ours(handle.db)).toHaveLength(1);
+    // pg still believes the statement parsed on this connection; the server no longer has it.
+    await sql`deallocate all`.execute(handle.db);
+    expect((await readUserState(handle.db, userId))?.user.id).toBe(userId);
+    expect((await readUserState(handle.db, userId))?.user.id).toBe(userId);
+    expect(refused.map((error) => (error as { code?: string }).code)).toEqual(['26000']);
+    expect(await ours(handle.db)).toEqual([]);
   });
 });
 

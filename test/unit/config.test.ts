@@ -47,7 +47,18 @@ describe('loadConfig', () => {
     ).toMatchObject({ redisUrl: 'redis://127.0.0.1:6379/2', redisKeyPrefix: 'a:' });
   });
 
+  it("names the write path's statements unless DATABASE_PREPARED_STATEMENTS is off", () => {
+    expect(loadConfig({}).database.preparedStatements).toBe(true);
+    expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'on' }).database.preparedStatements).toBe(
+      true,
+    );
+    expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'off' }).database.preparedStatements).toBe(
+      false,
+    );
+  });
+
   it.each([
+    [{ DATABASE_PREPARED_STATEMENTS: 'yes' }, /DATABASE_PREPARED_STATEMENTS/],
     [{ PORT: 'eighty' }, /PORT/],
     [{ PORT: '70000' }, /PORT/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
