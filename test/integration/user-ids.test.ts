@@ -33,6 +33,26 @@ describe('user id resolver', () => {
     expect((await findUserByIdentity(db, who.issuer, who.subject))?.id).toBe(id);
   });
 
+  it('gives new users time-ordered ids (UUIDv7), so they sort in the order they were created', async () => {
+    const resolver = createUserIdResolver();
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      ids.push(await resolver.resolve(db, principal()));
+      // UUIDv7 orders by millisecond; within one, by its random bits.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    for (const id of ids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
+    const stored = await db
+      .selectFrom('users')
+      .select('id')
+      .where('id', 'in', ids)
+      .orderBy('id')
+      .execute();
+    expect(stored.map((row) => row.id)).toEqual(ids);
+  });
+
   it('answers a known identity from memory, without reading users', async () => {
     const resolver = createUserIdResolver();
     const who = principal();
