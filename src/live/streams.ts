@@ -56,7 +56,8 @@ function expired(): AppError {
  * longer holds (or never held for this user) yields a `resync` carrying the
  * user's newest id (`0` when none): the client reloads its state and
  * continues from there; nothing up to that id follows. `0` means "everything
- * retained".
+ * retained". Without `lastEventId`, the events that commit after the stream
+ * opened (the user's newest id is read once the inbox is registered).
  */
 export async function* userEvents(
   hub: LiveHub,
@@ -83,6 +84,10 @@ export async function* userEvents(
         inbox.delivered(newest);
         yield { kind: 'resync', id: newest };
       }
+    } else {
+      // From now on: an event that committed before the stream opened, but
+      // whose notification reaches this instance after it did, is not news.
+      inbox.delivered(await latestId(db, userId));
     }
     for (;;) {
       if (Date.now() >= options.expiresAtMs) throw expired();

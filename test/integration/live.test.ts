@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { EventSource } from 'eventsource';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TRPCClientError } from '@trpc/client';
-import { recordEvents } from '../../db/queries/events.js';
+import { sql } from 'kysely';
+import { LIVE_CHANNEL, recordEvents, type OutboxNotification } from '../../db/queries/events.js';
 import { LiveEventSchema } from '../../routers/live-schemas.js';
 import { REPLAY_BATCH, userEvents } from '../../src/live/streams.js';
 import { watchMyEvents } from '../clients/live-client.example.js';
@@ -98,6 +99,51 @@ describe('myEvents', () => {
         team: 'Live FC',
         rank: 1,
         previousRank: null,
+      });
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('a new stream (no lastEventId) skips a late notification of an event that committed before it opened', async () => {
+    const { subject, token } = await newUser();
+    await onboard(token, {});
+    const userId = (
+      await app.db
+        .selectFrom('users')
+        .select('id')
+        .where('subject', '=', subject)
+        .executeTakeFirstOrThrow()
+    ).id;
+    const before = await app.db
+      .selectFrom('liveEvents')
+      .selectAll()
+      .where('userId', '=', userId)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    const reader = await openSse(`${app.url}/trpc/myEvents`, { authorization: `Bearer ${token}` });
+    try {
+      await reader.waitFor((event) => event.event === 'connected');
+      // The onboarding's notification once more, as if it reached this instance only now.
+      const late: OutboxNotification = {
+        u: userId,
+        e: [
+          {
+            id: before.id,
+            type: before.type,
+            payload: before.payload,
+            at: before.createdAt.toISOString(),
+          },
+        ],
+      };
+      await sql`select pg_notify(${LIVE_CHANNEL}, ${JSON.stringify(late)})`.execute(app.db);
+      await app.request('PATCH', '/api/user', { token, body: { favoriteTeam: 'Late FC' } });
+      await reader.waitFor((event) => event.data.includes('pick_team'));
+      const received = dataEvents(reader);
+      expect(received.every((event) => BigInt(event.data.id) > BigInt(before.id))).toBe(true);
+      expect(received[0]!.data).toMatchObject({
+        type: 'quest_completed',
+        data: { quest: { id: 'pick_team' } },
       });
     } finally {
       reader.close();
