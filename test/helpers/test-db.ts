@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../db/database.js';
+import { createDatabase, type DatabaseHandle, type DatabaseOptions } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
 
 declare module 'vitest' {
@@ -35,6 +35,24 @@ const testDatabaseUrl = process.env.TEST_DATABASE_URL?.trim() || undefined;
 export const testDbKind: 'postgres' | 'pglite' = testDatabaseUrl ? 'postgres' : 'pglite';
 
 const HANDLE_OPTIONS = { poolMax: 5, statementTimeoutMs: 10_000 } as const;
+
+/**
+ * Another pool on a test database, as a second service process would open
+ * (pool of 4, 10 s statement timeout unless `options` says otherwise). The
+ * caller closes it.
+ */
+export function openPool(
+  database: Pick<TestDatabase, 'databaseUrl' | 'dataDir'>,
+  options: Partial<DatabaseOptions> = {},
+): Promise<DatabaseHandle> {
+  return createDatabase({
+    databaseUrl: database.databaseUrl,
+    dataDir: database.dataDir,
+    poolMax: 4,
+    statementTimeoutMs: 10_000,
+    ...options,
+  });
+}
 
 /**
  * A migrated database of the caller's own. On PostgreSQL: a new database

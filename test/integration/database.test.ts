@@ -9,7 +9,7 @@ import { readUserState } from '../../db/queries/user-write.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { migrations } from '../../db/migrations/index.js';
 import type { Database } from '../../db/schema.js';
-import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/test-db.js';
+import { createTestDatabase, testDbKind, type TestDatabase, openPool } from '../helpers/test-db.js';
 
 const MIGRATION_NAMES = Object.keys(migrations);
 
@@ -289,12 +289,7 @@ describe.skipIf(testDbKind !== 'pglite')('embedded data dir', () => {
 
 describe.skipIf(testDbKind !== 'postgres')('PostgreSQL pool', () => {
   it('applies statement_timeout to every query', async () => {
-    const handle = await createDatabase({
-      databaseUrl: database.databaseUrl,
-      dataDir: database.dataDir,
-      poolMax: 1,
-      statementTimeoutMs: 200,
-    });
+    const handle = await openPool(database, { poolMax: 1, statementTimeoutMs: 200 });
     try {
       const error = await caught(sql`select pg_sleep(2)`.execute(handle.db));
       expect(error).toMatchObject({ code: '57014' });
@@ -312,13 +307,7 @@ describe.skipIf(testDbKind !== 'postgres')('named statements (db/prepared.ts)', 
 
   /** One connection, so the session asked about is the one that ran the statements. */
   async function onePool(options: Partial<DatabaseOptions> = {}): Promise<DatabaseHandle> {
-    const handle = await createDatabase({
-      databaseUrl: database.databaseUrl,
-      dataDir: database.dataDir,
-      poolMax: 1,
-      statementTimeoutMs: 10_000,
-      ...options,
-    });
+    const handle = await openPool(database, { poolMax: 1, ...options });
     opened.push(handle);
     return handle;
   }
@@ -394,12 +383,7 @@ describe('migrations', () => {
     // one process, so both runs share its handle.
     let second: DatabaseHandle = own;
     if (testDbKind === 'postgres') {
-      second = await createDatabase({
-        databaseUrl: own.databaseUrl,
-        dataDir: own.dataDir,
-        poolMax: 2,
-        statementTimeoutMs: 10_000,
-      });
+      second = await openPool(own, { poolMax: 2 });
       extra.push(second);
     }
     const [a, b] = await Promise.all([migrateToLatest(own.db), migrateToLatest(second.db)]);

@@ -14,7 +14,7 @@ import {
   type PrivatePostgres,
 } from '../helpers/private-postgres.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
-import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/test-db.js';
+import { createTestDatabase, testDbKind, type TestDatabase, openPool } from '../helpers/test-db.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer.js';
 
@@ -245,12 +245,7 @@ describe.skipIf(testDbKind !== 'postgres')(
 
     beforeAll(async () => {
       database = await createTestDatabase();
-      short = await createDatabase({
-        databaseUrl: database.databaseUrl,
-        dataDir: database.dataDir,
-        poolMax: 4,
-        statementTimeoutMs: 300,
-      });
+      short = await openPool(database, { statementTimeoutMs: 300 });
       app = await startTestApp({ database: { ...database, ...short }, issuer });
     });
 

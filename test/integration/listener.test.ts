@@ -2,7 +2,7 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../db/database.js';
+import type { DatabaseHandle } from '../../db/database.js';
 import { listenPostgres, type NotificationHandlers } from '../../db/listener.js';
 import { dataEvents, openSse } from '../helpers/live.js';
 import { startTestApp, uniqueSubject, type TestApp } from '../helpers/test-app.js';
@@ -11,6 +11,7 @@ import {
   createTestDatabase,
   testDbKind,
   type TestDatabase,
+  openPool,
 } from '../helpers/test-db.js';
 
 /**
@@ -165,13 +166,7 @@ describe.skipIf(skip)(
 
     it('after the backend is killed, open streams end retryable and a resumed stream gets live events', async () => {
       const name = uniqueSubject('listen-hub');
-      const handle: DatabaseHandle = await createDatabase({
-        databaseUrl: database.databaseUrl,
-        dataDir: database.dataDir,
-        poolMax: 4,
-        statementTimeoutMs: 10_000,
-        listenUrl: namedUrl(name),
-      });
+      const handle: DatabaseHandle = await openPool(database, { listenUrl: namedUrl(name) });
       let app: TestApp | undefined;
       try {
         app = await startTestApp({

@@ -1,13 +1,13 @@
 import { connect } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../db/database.js';
+import type { DatabaseHandle } from '../../db/database.js';
 import { recordEvents } from '../../db/queries/events.js';
 import { BoardCache } from '../../src/live/streams.js';
 import { SSE_PING_MS } from '../../src/trpc/init.js';
 import { Collector, dataEvents, liveClient, openSse } from '../helpers/live.js';
 import { startServerProcess, waitForExit } from '../helpers/server-process.js';
-import { createTestDatabase, testDbKind } from '../helpers/test-db.js';
+import { createTestDatabase, testDbKind, openPool } from '../helpers/test-db.js';
 import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../helpers/test-app.js';
 
 /**
@@ -31,12 +31,7 @@ async function signedUp(target: TestApp, prefix: string) {
 async function secondInstance(env: Record<string, string> = {}): Promise<TestApp> {
   let handle: DatabaseHandle = database;
   if (database.databaseUrl) {
-    const own = await createDatabase({
-      databaseUrl: database.databaseUrl,
-      dataDir: database.dataDir,
-      poolMax: 4,
-      statementTimeoutMs: 10_000,
-    });
+    const own = await openPool(database);
     cleanup.push(() => own.close());
     handle = { ...own, dataDir: database.dataDir, databaseUrl: database.databaseUrl } as never;
   }

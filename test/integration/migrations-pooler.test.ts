@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../db/database.js';
+import type { DatabaseHandle } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
-import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/test-db.js';
+import { createTestDatabase, testDbKind, type TestDatabase, openPool } from '../helpers/test-db.js';
 
 /**
  * Migration runs behind a transaction pooler. CI runs this file against
@@ -29,14 +29,7 @@ describe.skipIf(testDbKind !== 'postgres')('migrations from several pools at onc
     { timeout: 60_000 },
     async () => {
       for (let i = 0; i < 4; i++) {
-        pools.push(
-          await createDatabase({
-            databaseUrl: database.databaseUrl,
-            dataDir: database.dataDir,
-            poolMax: 4,
-            statementTimeoutMs: 10_000,
-          }),
-        );
+        pools.push(await openPool(database));
       }
       for (let round = 0; round < 10; round++) {
         const runs = await Promise.all(

@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../db/database.js';
+import type { DatabaseHandle } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { consistencyProblems } from '../helpers/consistency.js';
 import { reader, walkPages } from '../helpers/reads.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/test-db.js';
+import { createTestDatabase, testDbKind, type TestDatabase, openPool } from '../helpers/test-db.js';
 import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer.js';
 
 /**
@@ -30,14 +30,7 @@ beforeAll(async () => {
   issuer = await startTokenIssuer();
   // On PostgreSQL the second instance has its own pool, as a second process
   // would; PGlite is one session, so both share the handle.
-  second = database.databaseUrl
-    ? await createDatabase({
-        databaseUrl: database.databaseUrl,
-        dataDir: database.dataDir,
-        poolMax: 5,
-        statementTimeoutMs: 10_000,
-      })
-    : undefined;
+  second = database.databaseUrl ? await openPool(database, { poolMax: 5 }) : undefined;
   apps = [
     await startTestApp({ database, issuer }),
     await startTestApp({

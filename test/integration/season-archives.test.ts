@@ -1,11 +1,11 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../db/database.js';
+import type { DatabaseHandle } from '../../db/database.js';
 import { loadConfig } from '../../src/config.js';
 import { seasonAt } from '../../src/domain/seasons.js';
 import { FACES, reader } from '../helpers/reads.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/test-db.js';
+import { createTestDatabase, testDbKind, type TestDatabase, openPool } from '../helpers/test-db.js';
 
 /**
  * Closed seasons' final standings (docs/SEASONS.md, Archives): GET
@@ -208,12 +208,7 @@ describe.skipIf(testDbKind !== 'postgres')(
 
     beforeAll(async () => {
       own = await createTestDatabase();
-      short = await createDatabase({
-        databaseUrl: own.databaseUrl,
-        dataDir: own.dataDir,
-        poolMax: 4,
-        statementTimeoutMs: 300,
-      });
+      short = await openPool(own, { statementTimeoutMs: 300 });
       slowApp = await startTestApp({
         database: { ...own, ...short },
         clock: () => clock,

@@ -3,9 +3,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../db/database.js';
+import type { DatabaseHandle } from '../../db/database.js';
 import { LiveEventSchema } from '../../routers/live-schemas.js';
 import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../helpers/test-app.js';
+import { openPool } from '../helpers/test-db.js';
 
 /**
  * Webhooks to a real HTTP receiver on 127.0.0.1: down (connection refused),
@@ -244,12 +245,7 @@ describe('webhooks', () => {
       await app.db.updateTable('liveEvents').set({ webhookNextAt: null }).execute();
       let second: DatabaseHandle | undefined;
       if (database.databaseUrl) {
-        second = await createDatabase({
-          databaseUrl: database.databaseUrl,
-          dataDir: database.dataDir,
-          poolMax: 4,
-          statementTimeoutMs: 10_000,
-        });
+        second = await openPool(database);
         cleanup.push(() => second!.close());
       }
       const url = `http://127.0.0.1:${port}/`;
