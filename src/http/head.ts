@@ -32,8 +32,7 @@ export function noHeadOnSubscriptions(router: AnyTRPCRouter): RequestHandler {
       .map(([path]) => path),
   );
   return (req, res, next) => {
-    const batch = new URL(req.url, 'http://trpc.invalid').searchParams.get('batch') === '1';
-    if (req.method !== 'HEAD' || batch) {
+    if (req.method !== 'HEAD' || req.query.batch === '1') {
       next();
       return;
     }
