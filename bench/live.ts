@@ -28,6 +28,7 @@ import pg from 'pg';
 import { recordEvents } from '../db/queries/events.js';
 import type { Database } from '../db/schema.js';
 import { updateProfile } from '../src/services/profile.js';
+import { UserStateCache } from '../src/services/state-cache.js';
 import { benchServiceEnv, startIssuer } from './issuer.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -212,7 +213,12 @@ async function main(): Promise<void> {
       // rivalTeam completes name_rival: quest_completed, points_awarded, rank_changed.
       user.writeStartedAt = performance.now();
       await updateProfile(
-        { db, clock: () => new Date(), config: { handles: { cooldownDays: 0, reserveDays: 0 } } },
+        {
+          db,
+          clock: () => new Date(),
+          config: { handles: { cooldownDays: 0, reserveDays: 0 } },
+          userStates: new UserStateCache(0),
+        },
         user.id,
         { rivalTeam: 'Rivals' },
       );

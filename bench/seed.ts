@@ -30,6 +30,7 @@ import { findRankedEntry } from '../db/queries/leaderboard.js';
 import { ensureUser } from '../db/queries/users.js';
 import { getLeaderboard, getLeaderboardAroundMe } from '../src/services/leaderboard.js';
 import { onboard, updateProfile, type WriteDeps } from '../src/services/profile.js';
+import { UserStateCache } from '../src/services/state-cache.js';
 import { isSeeded, seedUsers } from './seed-data.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -117,7 +118,9 @@ async function main(): Promise<void> {
     statementTimeoutMs: 6 * 3600_000,
   });
   const { db } = database;
-  const deps = { db, clock: () => new Date(), config: CONFIG };
+  // Each measured write is a user's first on this process: the state cache
+  // (src/services/state-cache.ts) would only miss, so PATCH is read + write.
+  const deps = { db, clock: () => new Date(), config: CONFIG, userStates: new UserStateCache(0) };
   try {
     say(`# bench:seed, ${users.toLocaleString('en')} users — ${new Date().toISOString()}`);
     say();

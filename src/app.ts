@@ -4,6 +4,7 @@ import type { DatabaseHandle } from '../db/database.js';
 import { appRouter } from '../routers/index.js';
 import { withTokenCache } from './auth/token-cache.js';
 import { createUserIdResolver } from './auth/user-ids.js';
+import { UserStateCache } from './services/state-cache.js';
 import type { AuthVerifier } from './auth/verifier.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './trpc/context.js';
@@ -65,6 +66,7 @@ export function createApp({
     logger,
     userRateLimiter: limiter('user:', config.rateLimit.perUser),
     userIds: createUserIdResolver(),
+    userStates: new UserStateCache(config.userStateCacheSize),
     clock,
     live: { hub: live.hub, boards: live.boards },
   };

@@ -34,6 +34,8 @@ export interface Config {
   readonly auth: AuthConfig;
   /** Seconds a verified token is reused without checking its signature again; 0 disables. */
   readonly authTokenCacheSeconds: number;
+  /** Users whose state after their last write this instance keeps (src/services/state-cache.ts); 0 disables. */
+  readonly userStateCacheSize: number;
   /**
    * Requests per minute (0 turns that limit off); with `redisUrl`, counted in
    * Redis under `redisKeyPrefix`, so every instance sharing it shares the limits.
@@ -125,6 +127,7 @@ const envSchema = z.object({
   ),
   AUTH_AUDIENCE: optionalString,
   AUTH_TOKEN_CACHE_SECONDS: int(60, 0, 3600),
+  USER_STATE_CACHE_SIZE: int(10_000, 0, 1_000_000),
   RATE_LIMIT_PER_USER: int(120, 0, 1_000_000),
   RATE_LIMIT_PER_IP: int(600, 0, 1_000_000),
   REDIS_URL: z.preprocess(
@@ -360,6 +363,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seasonArchiveTimeoutMs: e.SEASON_ARCHIVE_TIMEOUT_MS,
     auth: Object.freeze(authConfig(e)),
     authTokenCacheSeconds: e.AUTH_TOKEN_CACHE_SECONDS,
+    userStateCacheSize: e.USER_STATE_CACHE_SIZE,
     rateLimit: Object.freeze({
       perUser: e.RATE_LIMIT_PER_USER,
       perIp: e.RATE_LIMIT_PER_IP,

@@ -1,8 +1,11 @@
 /**
- * Every write of one user's state, in two round trips and no transaction:
+ * Every write of one user's state, in at most two round trips and no
+ * transaction:
  *
  * 1. `readUserState` — one statement: the user row with its `version`, the
- *    profile, the leaderboard entry and the stored quest states.
+ *    profile, the leaderboard entries and the stored quest states. Skipped
+ *    when this instance's last write of the user left its state
+ *    (`stateAfterWrite`, kept by src/services/state-cache.ts).
  * 2. The service computes everything with plain functions (src/domain) and
  *    describes the result as a `UserWritePlan`.
  * 3. `applyUserWrite` — ONE data-modifying statement (autocommit) made of
@@ -13,7 +16,8 @@
  *    and every other CTE draws its rows from it (`INSERT … SELECT … FROM
  *    guard`), so when another write landed since the read (the version moved)
  *    the guard matches no row and the whole statement changes nothing. The
- *    result says `stale` and the service reads again and retries. Two writes
+ *    result says `stale` and carries the state the statement found (the
+ *    read of step 1, run inside it), which the service plans its retry from. Two writes
  *    of one user that run at the same time queue on the guard's row lock for
  *    the length of one statement, not of a transaction with round trips in it.
  *
@@ -41,7 +45,7 @@
  * referenced or not. Every CTE sees the same snapshot and the same `now()`:
  * one clock for every row of a write.
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { nameStatement, preparedStatement } from '../prepared.js';
 import {
@@ -83,8 +87,18 @@ export interface UserState {
   lastHandleChangeAt: Date | undefined;
 }
 
-const userStateStatement = preparedStatement((db, userId: string, boardsJson: string) =>
-  db
+/**
+ * The state read: the user's columns, the profile and quests and entries as
+ * JSON. Run alone (readUserState), and inside the write statement, where a
+ * write that finds the state moved returns the state it found instead
+ * (applyUserWrite): one query for both.
+ */
+function userStateQuery(
+  db: Kysely<Database>,
+  userId: string | Expression<string>,
+  boardsJson: string | Expression<string>,
+) {
+  return db
     .selectFrom('users as u')
     .selectAll('u')
     .select((eb) => [
@@ -110,13 +124,82 @@ const userStateStatement = preparedStatement((db, userId: string, boardsJson: st
         .selectFrom('handleHistory as h')
         .select('h.changedAt')
         .whereRef('h.userId', '=', 'u.id')
-        .where('h.kind', '=', 'change')
+        // Literals, not bound values: stateReadSql embeds this read as text.
+        .where('h.kind', '=', sql.lit('change'))
         .orderBy('h.id', 'desc')
-        .limit(1)
+        .limit(sql.lit(1))
         .as('lastHandleChangeAt'),
     ])
-    .where('u.id', '=', userId),
-);
+    .where('u.id', '=', userId);
+}
+
+const userStateStatement = preparedStatement(userStateQuery);
+
+/**
+ * The same read as SQL text for the write statement, compiled once (Kysely
+ * would otherwise rebuild and compile it on every write): its user id and
+ * boards are the columns of a row `state_args` the statement supplies.
+ */
+let stateReadInWrite: string | undefined;
+function stateReadSql(db: Kysely<Database>): string {
+  if (stateReadInWrite === undefined) {
+    const compiled = userStateQuery(
+      db,
+      sql.ref<string>('state_args.user_id'),
+      sql.ref<string>('state_args.boards'),
+    ).compile();
+    // Text only: a bound value would take the number of one of the write's.
+    if (compiled.parameters.length > 0) throw new Error('the state read must bind no values');
+    stateReadInWrite = compiled.sql;
+  }
+  return stateReadInWrite;
+}
+
+/**
+ * The state read's row. Read alone, the user's timestamps are dates; inside
+ * the write statement the whole row is JSON, where timestamps are text.
+ */
+type StateRow = Omit<UserRow, 'onboardedAt' | 'createdAt' | 'updatedAt' | 'deletedAt'> & {
+  onboardedAt: Date | string | null;
+  createdAt: Date | string;
+  updatedAt: Date | string;
+  deletedAt: Date | string | null;
+  profile: ProfileJson | null;
+  entries: Array<BoardEntry & { board: string }>;
+  quests: Array<Omit<StoredQuest, 'completedAt'> & { completedAt: string | null }>;
+  lastHandleChangeAt: Date | string | null;
+};
+
+const toDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
+const toDateOrNull = (value: Date | string | null): Date | null =>
+  value === null ? null : toDate(value);
+
+function stateFromRow(row: StateRow): UserState {
+  const { profile, entries, quests, lastHandleChangeAt, ...user } = row;
+  const byBoard = new Map(
+    entries.map(({ board, ...entry }) => [board, entry satisfies BoardEntry]),
+  );
+  return {
+    lastHandleChangeAt: lastHandleChangeAt === null ? undefined : toDate(lastHandleChangeAt),
+    user: {
+      ...user,
+      onboardedAt: toDateOrNull(user.onboardedAt),
+      createdAt: toDate(user.createdAt),
+      updatedAt: toDate(user.updatedAt),
+      deletedAt: toDateOrNull(user.deletedAt),
+    },
+    profile: profile === null ? undefined : profileFromJson(profile),
+    entries: byBoard,
+    points: byBoard.get(ALL_TIME_BOARD)?.points ?? 0,
+    quests: new Map(
+      quests.map((quest) => [
+        quest.questId,
+        // JSON carries timestamps as text.
+        { ...quest, completedAt: toDateOrNull(quest.completedAt) },
+      ]),
+    ),
+  };
+}
 
 /**
  * The user's state with their entries on `boards`, or undefined when the
@@ -128,27 +211,32 @@ export async function readUserState(
   boards: readonly string[] = [ALL_TIME_BOARD],
 ): Promise<UserState | undefined> {
   const [row] = await userStateStatement(db, userId, JSON.stringify(boards));
-  if (!row) return undefined;
-  const { profile, entries, quests, lastHandleChangeAt, ...user } = row;
-  const byBoard = new Map(
-    entries.map(({ board, ...entry }) => [board, entry satisfies BoardEntry]),
-  );
+  return row && stateFromRow(row as StateRow);
+}
+
+/**
+ * The state after a write that succeeded, from the state it was planned on
+ * and what the statement returned: everything readUserState would now read
+ * for the same boards (test/integration/state-cache.test.ts compares the two
+ * after every kind of write).
+ */
+export function stateAfterWrite(
+  state: UserState,
+  plan: UserWritePlan,
+  result: Extract<UserWriteResult, { ok: true }>,
+): UserState {
+  const entries = new Map(state.entries);
+  for (const [board, entry] of result.entries) entries.set(board, entry);
+  const quests = new Map(state.quests);
+  for (const quest of result.quests) quests.set(quest.questId, quest);
   return {
-    lastHandleChangeAt: lastHandleChangeAt ?? undefined,
-    user,
-    profile: profile === null ? undefined : profileFromJson(profile),
-    entries: byBoard,
-    points: byBoard.get(ALL_TIME_BOARD)?.points ?? 0,
-    quests: new Map(
-      quests.map((quest) => [
-        quest.questId,
-        {
-          ...quest,
-          // JSON carries timestamps as text.
-          completedAt: quest.completedAt === null ? null : new Date(quest.completedAt),
-        },
-      ]),
-    ),
+    user: result.user,
+    profile: result.profile ?? state.profile,
+    entries,
+    points: entries.get(ALL_TIME_BOARD)?.points ?? 0,
+    quests,
+    lastHandleChangeAt:
+      plan.handle?.history.kind === 'change' ? result.writtenAt : state.lastHandleChangeAt,
   };
 }
 
@@ -169,6 +257,12 @@ export interface LedgerCredit {
 export interface UserWritePlan {
   userId: string;
   expectedVersion: number;
+  /**
+   * Set when the plan was made from a cached state (src/services/state-cache.ts):
+   * a write that finds the version moved then returns the state it found, with
+   * the entries on these boards, so the retry needs no read of its own.
+   */
+  returnStateOnBoards?: readonly string[] | undefined;
   /** Sets onboarded_at (first time only; a later onboarding keeps the first time). */
   onboard: boolean;
   /** The whole profile to store (insert on first write), or undefined to leave it. */
@@ -244,9 +338,19 @@ export type UserWriteResult =
       rank: number | undefined;
       /** The entries written, by board. */
       entries: Map<string, BoardEntry>;
+      /** The quest states written, as stored. */
+      quests: StoredQuest[];
     }
-  /** The state moved since it was read: nothing was written; read again and retry. */
-  | { ok: false; conflict: 'stale' }
+  /**
+   * The state moved since it was read: nothing was written. With
+   * `returnStateOnBoards`, `current` is the state the statement found
+   * (undefined after a deadlock: read again). It can be no newer than the
+   * plan's when the write waited for another one that committed after the
+   * statement began.
+   */
+  | { ok: false; conflict: 'stale'; current: UserState | undefined }
+  /** The user no longer exists: nothing was written. */
+  | { ok: false; conflict: 'gone' }
   /**
    * The handle belongs to another user in any letter case, or is reserved
    * for someone else: nothing was written.
@@ -295,10 +399,12 @@ type Cte = [name: string, statement: RawBuilder<unknown>];
 
 /**
  * The CTEs after the guard, in order: each writes only rows drawn from `guard`.
- * Only the ones this plan needs are sent: PostgreSQL plans the whole statement
- * on every call (unnamed statements, docs/SCALING.md "Past one machine"), and
- * planning CTEs that write nothing cost more than running the ones that do
- * (docs/PERFORMANCE.md, "Only the CTEs a write needs").
+ * No CTE may take a table's name: the state read inside the statement
+ * (applyUserWrite's `current_state`) names the tables. Only the CTEs this
+ * plan needs are sent: planning CTEs that write nothing cost more than
+ * running the ones that do (docs/PERFORMANCE.md, "Only the CTEs a write
+ * needs"), and each shape of the statement is a named statement of its own
+ * (db/prepared.ts).
  */
 function effects(plan: UserWritePlan): Cte[] {
   const profile = plan.profile;
@@ -419,7 +525,7 @@ function effects(plan: UserWritePlan): Cte[] {
           -- A completion time, once set, never moves.
           completed_at = coalesce(user_quests.completed_at, excluded.completed_at),
           updated_at = now()
-        RETURNING quest_id`,
+        RETURNING quest_id, progress, target, status, completed_at`,
     ]),
     ...needed(plan.credits.length > 0, [
       'ledger',
@@ -473,7 +579,7 @@ function effects(plan: UserWritePlan): Cte[] {
         RETURNING c.handle_key`,
     ]),
     ...needed(handle !== undefined, [
-      'handle_history',
+      'handle_logged',
       sql`INSERT INTO handle_history (user_id, old_handle, new_handle, kind, changed_at)
         SELECT g.id, ${handle?.history.oldHandle ?? null}::text, ${handle?.history.newHandle ?? null}::text,
                ${handle?.history.kind ?? null}::text, now()
@@ -586,8 +692,11 @@ interface WriteRow extends UserRow {
   newLedger: LedgerJson[];
   olderLedger: LedgerJson[];
   writtenEntries: Array<BoardEntry & { board: string }>;
+  writtenQuests: Array<Omit<StoredQuest, 'completedAt'> & { completedAt: string | null }>;
   rank: string | null;
   notified: unknown;
+  /** Only when the guard matched no row: the state the statement found, or null without a user. */
+  currentState: StateRow | null;
 }
 
 /**
@@ -638,15 +747,33 @@ export async function applyUserWrite(
          FROM entries e)`,
         `'[]'::json`,
       )} AS written_entries,
+      ${from(
+        'quests',
+        sql`(SELECT coalesce(json_agg(json_build_object('quest_id', q.quest_id,
+                'progress', q.progress, 'target', q.target, 'status', q.status,
+                'completed_at', q.completed_at)), '[]')
+         FROM quests q)`,
+        `'[]'::json`,
+      )} AS written_quests,
       ${
         !plan.rank
           ? sql`NULL`
           : has.has('ranks')
             ? sql`(SELECT rank::text FROM ranks WHERE ord = 0)`
-            : allTimeRank(has.has('entries'))
+            : sql`CASE WHEN g.id IS NOT NULL THEN ${allTimeRank(has.has('entries'))} END`
       } AS rank,
-      ${from('notified', sql`(SELECT count(*) FROM notified)`, '0')} AS notified
-    FROM guard g`;
+      ${from('notified', sql`(SELECT count(*) FROM notified)`, '0')} AS notified,
+      ${
+        plan.returnStateOnBoards
+          ? sql`CASE WHEN g.id IS NULL THEN (
+        SELECT to_json(s)
+        FROM (SELECT ${plan.userId}::uuid AS user_id,
+                     ${JSON.stringify(plan.returnStateOnBoards)}::text AS boards) AS state_args
+        CROSS JOIN LATERAL (${sql.raw(stateReadSql(db))}) s
+      ) END`
+          : sql`NULL::json`
+      } AS current_state
+    FROM (SELECT 1) AS one LEFT JOIN guard g ON true`;
 
   let row: WriteRow | undefined;
   try {
@@ -663,20 +790,31 @@ export async function applyUserWrite(
       return { ok: false, conflict: 'handle_taken' };
     }
     // Two writers that lock shared rows in different orders: one is told to retry.
-    if (isDeadlockOrSerialization(error)) return { ok: false, conflict: 'stale' };
+    if (isDeadlockOrSerialization(error)) {
+      return { ok: false, conflict: 'stale', current: undefined };
+    }
     throw error;
   }
-  if (!row) return { ok: false, conflict: 'stale' };
+  if (!row) throw new Error('the write statement returned no row');
   const {
     writtenAt,
     writtenProfile,
     newLedger,
     olderLedger,
     writtenEntries,
+    writtenQuests,
     rank,
     notified: _notified,
+    currentState,
     ...user
   } = row;
+  // The guard matched no row: the version moved, or the user is gone.
+  if (user.id === null) {
+    if (!plan.returnStateOnBoards) return { ok: false, conflict: 'stale', current: undefined };
+    return currentState === null
+      ? { ok: false, conflict: 'gone' }
+      : { ok: false, conflict: 'stale', current: stateFromRow(currentState) };
+  }
   return {
     ok: true,
     user,
@@ -685,6 +823,10 @@ export async function applyUserWrite(
     history: [...newLedger, ...olderLedger].slice(0, plan.historyLimit).map(ledgerFromJson),
     rank: rank === null ? undefined : Number(rank),
     entries: new Map(writtenEntries.map(({ board, ...entry }) => [board, entry])),
+    quests: writtenQuests.map((quest) => ({
+      ...quest,
+      completedAt: toDateOrNull(quest.completedAt),
+    })),
   };
 }
 

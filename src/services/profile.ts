@@ -4,6 +4,7 @@ import { recentLedgerEntries } from '../../db/queries/points.js';
 import {
   applyUserWrite,
   readUserState,
+  stateAfterWrite,
   type BoardWrite,
   type HandleMove,
   type LedgerCredit,
@@ -30,6 +31,7 @@ import {
   type HandlePolicy,
 } from '../domain/handles.js';
 import { AppError, UserGoneError } from '../app-error.js';
+import type { UserStateCache } from './state-cache.js';
 
 /** How many ledger entries a response carries (docs/CONTRACT.md, Shapes). */
 export const POINTS_HISTORY_LIMIT = 20;
@@ -48,6 +50,8 @@ export interface WriteDeps {
   /** Decides which season boards an award credits (tests move it). */
   clock: () => Date;
   config: { handles: HandlePolicy };
+  /** The state each user's last write on this instance left (src/services/state-cache.ts). */
+  userStates: UserStateCache;
 }
 
 /** The domain's QuestProgress, under the name the routers' DTO mapping uses. */
@@ -136,8 +140,11 @@ interface Planned {
 }
 
 /**
- * Reads the state, plans, and applies the plan in one statement guarded by
- * the version read (db/queries/user-write.ts); a lost race reads again.
+ * Plans from the user's state and applies the plan in one statement guarded
+ * by the state's version (db/queries/user-write.ts). The state is this
+ * instance's last write of the user when it has one (unconfirmed: it may
+ * only feed a guarded write; if it is stale, the write returns the stored
+ * state and the next try plans from that), else a read.
  */
 async function writeUser(
   deps: WriteDeps,
@@ -145,17 +152,33 @@ async function writeUser(
   patch: ProfilePatch,
   options: { onboard: boolean; historyLimit: number },
 ): Promise<{ written: Written; history: LedgerRow[] | undefined; rank: number | undefined }> {
-  for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt += 1) {
-    const { week, month } = seasonBoards(deps.clock());
-    const boards = [ALL_TIME_BOARD, week, month];
-    const state = await readUserState(deps.db, userId, boards);
-    if (!state) throw new UserGoneError();
-    const { plan, writes, written } = planWrite(state, patch, {
-      ...options,
-      boards,
-      handles: deps.config.handles,
-    });
+  let source: { state: UserState; boards: string; confirmed: boolean } | undefined;
+  for (let attempt = 1, first = true; ; first = false) {
+    const boards = boardsAt(deps.clock());
+    const key = boards.join(' ');
+    const cached = first ? deps.userStates.get(userId, key) : undefined;
+    if (cached) source = { state: cached, boards: key, confirmed: false };
+    if (source?.boards !== key) {
+      const read = await readUserState(deps.db, userId, boards);
+      if (!read) throw new UserGoneError();
+      source = { state: read, boards: key, confirmed: true };
+    }
+    const { state, confirmed } = source;
+    source = undefined;
+    let planned: Planned;
+    try {
+      planned = planWrite(state, patch, { ...options, boards, handles: deps.config.handles });
+    } catch (error) {
+      // Refused on a cached state: refuse it only on the stored one.
+      if (confirmed) throw error;
+      continue;
+    }
+    const { plan, writes, written } = planned;
+    // Planned on a cached state: if that is stale, the write returns the stored one.
+    if (!confirmed) plan.returnStateOnBoards = boards;
     if (!writes) {
+      // Nothing to write: an answer only the stored state may give.
+      if (!confirmed) continue;
       return {
         written: { ...written, user: state.user, profile: state.profile },
         history: undefined,
@@ -164,6 +187,7 @@ async function writeUser(
     }
     const result = await applyUserWrite(deps.db, plan);
     if (result.ok) {
+      deps.userStates.set(userId, key, stateAfterWrite(state, plan, result));
       const completedAt = result.writtenAt;
       return {
         written: {
@@ -177,12 +201,33 @@ async function writeUser(
         rank: result.rank,
       };
     }
+    deps.userStates.delete(userId);
     if (result.conflict === 'handle_taken') throw handleTakenError(plan.profile?.handle ?? '');
-    if (attempt < WRITE_ATTEMPTS) await sleep(Math.random() * 2 ** attempt);
+    if (result.conflict === 'gone') throw new UserGoneError();
+    if (confirmed) {
+      // A lost race: back off, then try again.
+      if (attempt >= WRITE_ATTEMPTS) {
+        throw new AppError(
+          'UNAVAILABLE',
+          'Too many simultaneous writes to this user; retry shortly',
+          { retryAfterSeconds: 1 },
+        );
+      }
+      await sleep(Math.random() * 2 ** attempt);
+      attempt += 1;
+    } // A cached state that had gone stale lost no race: try again at once,
+    // from the state the write found, unless it is no newer than the plan's
+    // (the write waited for one that committed after the statement began).
+    if (result.current && result.current.user.version !== state.user.version) {
+      source = { state: result.current, boards: key, confirmed: true };
+    }
   }
-  throw new AppError('UNAVAILABLE', 'Too many simultaneous writes to this user; retry shortly', {
-    retryAfterSeconds: 1,
-  });
+}
+
+/** The boards a write at `now` credits: the all-time board and the current season boards. */
+function boardsAt(now: Date): string[] {
+  const { week, month } = seasonBoards(now);
+  return [ALL_TIME_BOARD, week, month];
 }
 
 /** Everything a write changes, from the state it read: plain computation, no I/O. */

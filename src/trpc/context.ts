@@ -10,6 +10,7 @@ import { callsOf } from '../http/trpc-batch.js';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.js';
 import type { BoardCache } from '../live/streams.js';
 import type { LiveHub } from '../live/hub.js';
+import type { UserStateCache } from '../services/state-cache.js';
 
 /** Long-lived collaborators every request shares; built once by the app factory. */
 export interface AppDeps {
@@ -20,6 +21,8 @@ export interface AppDeps {
   /** Absent when RATE_LIMIT_PER_USER is 0. */
   userRateLimiter: RateLimiter | undefined;
   userIds: UserIdResolver;
+  /** Each user's state as this instance's last write of them left it (src/services/state-cache.ts). */
+  userStates: UserStateCache;
   /** The time a write happens at, for choosing season boards; tests pass their own. */
   clock: () => Date;
   /** The instance's live fan-out and the shared leaderboard reads of its streams. */

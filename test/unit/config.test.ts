@@ -57,7 +57,15 @@ describe('loadConfig', () => {
     );
   });
 
+  it('keeps the state of 10,000 users after their writes unless USER_STATE_CACHE_SIZE says otherwise', () => {
+    expect(loadConfig({}).userStateCacheSize).toBe(10_000);
+    expect(loadConfig({ USER_STATE_CACHE_SIZE: '0' }).userStateCacheSize).toBe(0);
+    expect(loadConfig({ USER_STATE_CACHE_SIZE: '500' }).userStateCacheSize).toBe(500);
+  });
+
   it.each([
+    [{ USER_STATE_CACHE_SIZE: '-1' }, /USER_STATE_CACHE_SIZE/],
+    [{ USER_STATE_CACHE_SIZE: 'many' }, /USER_STATE_CACHE_SIZE/],
     [{ DATABASE_PREPARED_STATEMENTS: 'yes' }, /DATABASE_PREPARED_STATEMENTS/],
     [{ PORT: 'eighty' }, /PORT/],
     [{ PORT: '70000' }, /PORT/],
