@@ -127,7 +127,7 @@ const envSchema = z.object({
   ),
   AUTH_AUDIENCE: optionalString,
   AUTH_TOKEN_CACHE_SECONDS: int(60, 0, 3600),
-  USER_STATE_CACHE_SIZE: int(10_000, 0, 1_000_000),
+  USER_STATE_CACHE_SIZE: int(2_000, 0, 1_000_000),
   RATE_LIMIT_PER_USER: int(120, 0, 1_000_000),
   RATE_LIMIT_PER_IP: int(600, 0, 1_000_000),
   REDIS_URL: z.preprocess(

@@ -57,8 +57,8 @@ describe('loadConfig', () => {
     );
   });
 
-  it('keeps the state of 10,000 users after their writes unless USER_STATE_CACHE_SIZE says otherwise', () => {
-    expect(loadConfig({}).userStateCacheSize).toBe(10_000);
+  it('keeps the state of 2,000 users after their writes unless USER_STATE_CACHE_SIZE says otherwise', () => {
+    expect(loadConfig({}).userStateCacheSize).toBe(2_000);
     expect(loadConfig({ USER_STATE_CACHE_SIZE: '0' }).userStateCacheSize).toBe(0);
     expect(loadConfig({ USER_STATE_CACHE_SIZE: '500' }).userStateCacheSize).toBe(500);
   });
