@@ -16,10 +16,11 @@
  *    and every other CTE draws its rows from it (`INSERT … SELECT … FROM
  *    guard`), so when another write landed since the read (the version moved)
  *    the guard matches no row and the whole statement changes nothing. The
- *    result says `stale` and carries the state the statement found (the
- *    read of step 1, run inside it), which the service plans its retry from. Two writes
- *    of one user that run at the same time queue on the guard's row lock for
- *    the length of one statement, not of a transaction with round trips in it.
+ *    result says `stale`, and the service plans again from a fresh read;
+ *    for a plan made from a cached state, the statement runs that read
+ *    itself and returns the state it found. Two writes of one user that run
+ *    at the same time queue on the guard's row lock for the length of one
+ *    statement, not of a transaction with round trips in it.
  *
  * Why this keeps the rules: the plan was computed from the state at `version`
  * and is applied only if the state is still at `version`, so no update is
