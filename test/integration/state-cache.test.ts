@@ -1,4 +1,4 @@
-import { sql, type Kysely, type KyselyPlugin } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureUser } from '../../db/queries/users.js';
 import { readUserState } from '../../db/queries/user-write.js';
@@ -8,6 +8,7 @@ import { seasonBoards } from '../../src/domain/boards.js';
 import { deleteAccount } from '../../src/services/deletion.js';
 import { onboard, updateProfile, type WriteDeps } from '../../src/services/profile.js';
 import { UserStateCache } from '../../src/services/state-cache.js';
+import { CountStatements } from '../helpers/count-statements.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
 import { uniqueSubject } from '../helpers/test-app.js';
 
@@ -17,16 +18,6 @@ import { uniqueSubject } from '../helpers/test-app.js';
  * and sends one guarded statement; a stale entry is caught by the guard, and
  * no answer is ever given from it without a write.
  */
-
-/** Counts the statements sent through Kysely. */
-class CountStatements implements KyselyPlugin {
-  count = 0;
-  transformQuery: KyselyPlugin['transformQuery'] = (args) => args.node;
-  transformResult: KyselyPlugin['transformResult'] = async (args) => {
-    this.count += 1;
-    return args.result;
-  };
-}
 
 const ISSUER = 'https://state-cache.test';
 const HANDLES = { cooldownDays: 30, reserveDays: 0 };

@@ -1,8 +1,9 @@
-import { sql, type Kysely, type KyselyPlugin } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyUserWrite, readUserState, type UserWritePlan } from '../../db/queries/user-write.js';
 import type { Database } from '../../db/schema.js';
 import { consistencyProblems } from '../helpers/consistency.js';
+import { CountStatements } from '../helpers/count-statements.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
 
@@ -10,16 +11,6 @@ import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
  * The write path: one state read and one guarded statement (no transaction),
  * a retry when the state moved, and the rules that must survive concurrency.
  */
-
-/** Counts every statement the app sends through Kysely (BEGIN and COMMIT: see below). */
-class CountStatements implements KyselyPlugin {
-  count = 0;
-  transformQuery: KyselyPlugin['transformQuery'] = (args) => args.node;
-  transformResult: KyselyPlugin['transformResult'] = async (args) => {
-    this.count += 1;
-    return args.result;
-  };
-}
 
 let database: TestDatabase;
 let app: TestApp;
