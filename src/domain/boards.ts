@@ -3,7 +3,9 @@
  * the all-time board and the seasons the write's clock falls in — its ISO
  * week and its calendar month, both in UTC.
  */
-export { ALL_TIME_BOARD } from '../../db/queries/user-write.js';
+import { ALL_TIME_BOARD } from '../../db/queries/user-write.js';
+
+export { ALL_TIME_BOARD };
 
 /** 'week:2026-W48': the ISO week (Monday to Sunday, UTC) holding `at`. */
 export function weekBoard(at: Date): string {
@@ -24,4 +26,10 @@ export function monthBoard(at: Date): string {
 /** The season boards a write at `at` credits, besides the all-time board. */
 export function seasonBoards(at: Date): { week: string; month: string } {
   return { week: weekBoard(at), month: monthBoard(at) };
+}
+
+/** Every board a write at `at` may credit: the all-time board, then the season boards. */
+export function writeBoards(at: Date): string[] {
+  const { week, month } = seasonBoards(at);
+  return [ALL_TIME_BOARD, week, month];
 }

@@ -12,7 +12,7 @@ import {
   type UserWritePlan,
 } from '../../db/queries/user-write.js';
 import type { Database, LedgerRow, ProfileRow, UserRow } from '../../db/schema.js';
-import { ALL_TIME_BOARD, seasonBoards } from '../domain/boards.js';
+import { ALL_TIME_BOARD, writeBoards } from '../domain/boards.js';
 import { eventsOfQuestSync } from '../domain/events.js';
 import { applyProfilePatch, EMPTY_PROFILE, type ProfilePatch } from '../domain/profile.js';
 import {
@@ -31,7 +31,7 @@ import {
   type HandlePolicy,
 } from '../domain/handles.js';
 import { AppError, UserGoneError } from '../app-error.js';
-import type { UserStateCache } from './state-cache.js';
+import { boardsKey, type UserStateCache } from './state-cache.js';
 
 /** How many ledger entries a response carries (docs/CONTRACT.md, Shapes). */
 export const POINTS_HISTORY_LIMIT = 20;
@@ -154,8 +154,8 @@ async function writeUser(
 ): Promise<{ written: Written; history: LedgerRow[] | undefined; rank: number | undefined }> {
   let source: { state: UserState; boards: string; confirmed: boolean } | undefined;
   for (let attempt = 1, first = true; ; first = false) {
-    const boards = boardsAt(deps.clock());
-    const key = boards.join(' ');
+    const boards = writeBoards(deps.clock());
+    const key = boardsKey(boards);
     const cached = first ? deps.userStates.get(userId, key) : undefined;
     if (cached) source = { state: cached, boards: key, confirmed: false };
     if (source?.boards !== key) {
@@ -222,12 +222,6 @@ async function writeUser(
       source = { state: result.current, boards: key, confirmed: true };
     }
   }
-}
-
-/** The boards a write at `now` credits: the all-time board and the current season boards. */
-function boardsAt(now: Date): string[] {
-  const { week, month } = seasonBoards(now);
-  return [ALL_TIME_BOARD, week, month];
 }
 
 /** Everything a write changes, from the state it read: plain computation, no I/O. */

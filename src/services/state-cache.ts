@@ -19,6 +19,11 @@ import type { UserState } from '../../db/queries/user-write.js';
  * season boards of the moment); when a season rolls over, the key no longer
  * matches and the write reads.
  */
+/** The cache's key for a list of boards (an entry holds the entries of exactly these). */
+export function boardsKey(boards: readonly string[]): string {
+  return boards.join(' ');
+}
+
 export class UserStateCache {
   readonly #entries: LRUCache<string, { boards: string; state: UserState }> | undefined;
 

@@ -4,10 +4,10 @@ import { ensureUser } from '../../db/queries/users.js';
 import { readUserState } from '../../db/queries/user-write.js';
 import type { Database } from '../../db/schema.js';
 import { UserGoneError } from '../../src/app-error.js';
-import { seasonBoards } from '../../src/domain/boards.js';
+import { writeBoards } from '../../src/domain/boards.js';
 import { deleteAccount } from '../../src/services/deletion.js';
 import { onboard, updateProfile, type WriteDeps } from '../../src/services/profile.js';
-import { UserStateCache } from '../../src/services/state-cache.js';
+import { boardsKey, UserStateCache } from '../../src/services/state-cache.js';
 import { CountStatements } from '../helpers/count-statements.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
 import { uniqueSubject } from '../helpers/test-app.js';
@@ -48,10 +48,13 @@ function instance(options: { cacheSize?: number; clock?: () => Date } = {}) {
   return { deps, statements };
 }
 
-const boardsOf = (at: Date) => {
-  const { week, month } = seasonBoards(at);
-  return ['all', week, month];
-};
+/** Asserts that `deps`' cached state of the user is what a read of the database returns now. */
+async function expectCachedIsStored(deps: WriteDeps, userId: string, at: Date, step?: string) {
+  const boards = writeBoards(at);
+  const cached = deps.userStates.get(userId, boardsKey(boards));
+  expect(cached, step).toBeDefined();
+  expect(cached, step).toEqual(await readUserState(database.db, userId, boards));
+}
 
 async function newUser(): Promise<string> {
   return (await ensureUser(database.db, ISSUER, uniqueSubject('cache'))).id;
@@ -64,7 +67,7 @@ describe('the cached state', () => {
   it('is, after every kind of write, exactly what a read of the database returns', async () => {
     const { deps } = instance();
     const userId = await newUser();
-    const boards = boardsOf(new Date());
+    const now = new Date();
     const steps: Array<[string, () => Promise<unknown>]> = [
       ['profile before onboarding', () => updateProfile(deps, userId, { name: 'Before' })],
       [
@@ -83,9 +86,7 @@ describe('the cached state', () => {
     ];
     for (const [step, write] of steps) {
       await write();
-      const cached = deps.userStates.get(userId, boards.join(' '));
-      expect(cached, step).toBeDefined();
-      expect(cached, step).toEqual(await readUserState(database.db, userId, boards));
+      await expectCachedIsStored(deps, userId, now, step);
     }
   });
 
@@ -113,9 +114,7 @@ describe('the cached state', () => {
     expect(await statements(() => updateProfile(deps, userId, { location: 'A' }))).toBe(1);
     now = new Date('2026-06-10T12:00:00Z');
     expect(await statements(() => updateProfile(deps, userId, { location: 'B' }))).toBe(2);
-    expect(deps.userStates.get(userId, boardsOf(now).join(' '))).toEqual(
-      await readUserState(database.db, userId, boardsOf(now)),
-    );
+    await expectCachedIsStored(deps, userId, now);
   });
 });
 
@@ -137,9 +136,7 @@ describe('a stale cached state (another instance wrote since)', () => {
       location: 'A1',
       favoritePlayer: 'From A',
     });
-    expect(a.deps.userStates.get(userId, boardsOf(new Date()).join(' '))).toEqual(
-      await readUserState(database.db, userId, boardsOf(new Date())),
-    );
+    await expectCachedIsStored(a.deps, userId, new Date());
   });
 
   it('never answers a write that changes nothing on it: the stored state decides', async () => {
@@ -186,6 +183,6 @@ describe('a stale cached state (another instance wrote since)', () => {
     });
     expect(error).toBeInstanceOf(UserGoneError);
     expect(count).toBe(1);
-    expect(a.deps.userStates.get(userId, boardsOf(new Date()).join(' '))).toBeUndefined();
+    expect(a.deps.userStates.get(userId, boardsKey(writeBoards(new Date())))).toBeUndefined();
   });
 });
