@@ -14,11 +14,14 @@ import { ipRateLimit } from './http/ip-rate-limit.js';
 import { jsonBody, trpcBodyGuard } from './http/body.js';
 import { createRateLimiter } from './rate-limit.js';
 import { requestContext } from './http/request-context.js';
-import { restHandler } from './http/rest-face.js';
+import { restHandler, restShortCut } from './http/rest-face.js';
+import { fastLane, recordHeaders, TRPC_MOUNT } from './http/fast-lane.js';
+import { fastRoutes } from './http/rest-fast.js';
+import { fastMutations } from './http/trpc-fast.js';
 import { corsPolicy, securityHeaders } from './http/security.js';
 import { errorHandler, sendError } from './http/send-error.js';
 import { trpcBatchLimit } from './http/trpc-batch.js';
-import { trpcHandler } from './http/trpc-face.js';
+import { trpcHandler, trpcShortCut } from './http/trpc-face.js';
 import { AppError } from './app-error.js';
 import type { Live } from './live/service.js';
 import type { Logger } from './logger.js';
@@ -75,9 +78,23 @@ export function createApp({
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
-  app.use(requestContext(logger));
+  const context = requestContext(logger);
   // helmet's CSP is the API's; a route serving HTML (GET /docs) sets its own header over it.
-  app.use(securityHeaders(), corsPolicy(config.corsOrigins));
+  const security = [securityHeaders(), corsPolicy(config.corsOrigins)];
+  const ipLimit = ipRateLimit(limiter('ip:', config.rateLimit.perIp));
+  app.use(
+    fastLane({
+      requestContext: context,
+      headers: recordHeaders(security),
+      ipLimit,
+      restRoutes: fastRoutes(appRouter),
+      rest: restShortCut(deps, appRouter),
+      trpcMutations: fastMutations(appRouter),
+      trpc: trpcShortCut(deps, appRouter),
+    }),
+  );
+  app.use(context);
+  app.use(security);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -99,11 +116,10 @@ export function createApp({
   });
   app.use('/docs', docsRouter());
 
-  app.use('/trpc', noHeadOnSubscriptions(appRouter));
+  app.use(TRPC_MOUNT, noHeadOnSubscriptions(appRouter));
   app.use(headAsGet);
-  const ipLimit = ipRateLimit(limiter('ip:', config.rateLimit.perIp));
   // Batch size first: an oversized batch is refused before it is counted, read or verified.
-  app.use('/trpc', trpcBatchLimit(), ipLimit, trpcBodyGuard(), trpcHandler(deps, appRouter));
+  app.use(TRPC_MOUNT, trpcBatchLimit(), ipLimit, trpcBodyGuard(), trpcHandler(deps, appRouter));
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.
   app.use(ipLimit, jsonBody(), restHandler(deps, appRouter, openApiDocument));
   app.use(errorHandler);

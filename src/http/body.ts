@@ -160,6 +160,25 @@ export function verifyJsonBytes(_req: unknown, _res: unknown, buf: Buffer): void
 }
 
 /**
+ * Why a parsed REST body is refused, or undefined: it must be a JSON object,
+ * and without an own "__proto__" key (JSON.parse keeps it as an own key, but
+ * the adapter copies the body with Object.assign, which would turn it into a
+ * prototype instead of an unknown field; it is refused like any other
+ * unknown key).
+ */
+export function jsonObjectError(body: unknown): AppError | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return new AppError('VALIDATION_FAILED', 'The request body must be a JSON object');
+  }
+  if (Object.hasOwn(body, '__proto__')) {
+    return new AppError('VALIDATION_FAILED', 'Unknown field "__proto__"', {
+      issues: [{ path: '__proto__', message: 'Unknown field "__proto__"' }],
+    });
+  }
+  return undefined;
+}
+
+/**
  * Reads REST bodies before the OpenAPI adapter sees them. The adapter alone
  * accepts only an exact `application/json` and silently drops a body sent as
  * `application/json; charset=utf-8`; here a body that passes the media-type
@@ -189,20 +208,9 @@ export function jsonBody(): RequestHandler {
         next(bodyParserError(err));
         return;
       }
-      const body: unknown = req.body;
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        next(new AppError('VALIDATION_FAILED', 'The request body must be a JSON object'));
-        return;
-      }
-      // JSON.parse keeps "__proto__" as an own key, but the adapter copies the
-      // body with Object.assign, which would turn it into a prototype instead
-      // of an unknown field. Refuse it here, like any other unknown key.
-      if (Object.hasOwn(body, '__proto__')) {
-        next(
-          new AppError('VALIDATION_FAILED', 'Unknown field "__proto__"', {
-            issues: [{ path: '__proto__', message: 'Unknown field "__proto__"' }],
-          }),
-        );
+      const refusedBody = jsonObjectError(req.body);
+      if (refusedBody) {
+        next(refusedBody);
         return;
       }
       // The adapter re-checks the raw header with a case-sensitive prefix match.

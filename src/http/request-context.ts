@@ -36,6 +36,7 @@ export function requestContext(logger: Logger): RequestHandler {
           path: req.originalUrl.split('?', 1)[0],
           status: res.statusCode,
           durationMs: Math.round((performance.now() - started) * 10) / 10,
+          ...(req.fastLane && { fastLane: true }),
         },
         'request',
       );

@@ -105,7 +105,7 @@ export function restHandler(
     },
   });
 
-  const fast = restFastPath(deps, router, (appError, req) => logInternalError(req.log, appError));
+  const fast = restShortCut(deps, router);
   const paths = documentedPaths(document);
   const adapter: RequestHandler = (req, res, next) => {
     const notAllowed = methodNotAllowed(paths, req.method, req.url);
@@ -126,4 +126,9 @@ export function restHandler(
     handler(req, res).catch(next);
   };
   return (req, res, next) => fast(req, res, () => adapter(req, res, next));
+}
+
+/** The REST short-cut (rest-fast.ts) as this face wires it: its internal errors are logged. */
+export function restShortCut(deps: AppDeps, router: OpenApiRouter): RequestHandler {
+  return restFastPath(deps, router, (appError, req) => logInternalError(req.log, appError));
 }

@@ -12,8 +12,6 @@ import { trpcFastPath } from './trpc-fast.js';
  * and every edge case, goes through tRPC's adapter.
  */
 export function trpcHandler(deps: AppDeps, router: AnyTRPCRouter): RequestHandler {
-  const onError = (error: TRPCError, req: Request) => logInternalError(req.log, toAppError(error));
-  const headersFor = (error: TRPCError) => errorHeaders(toAppError(error));
   const adapter = createExpressMiddleware({
     router,
     createContext: contextFactory(deps),
@@ -24,6 +22,14 @@ export function trpcHandler(deps: AppDeps, router: AnyTRPCRouter): RequestHandle
       return error ? { headers: headersFor(error) } : {};
     },
   });
-  const fast = trpcFastPath(deps, router, { onError, errorHeaders: headersFor });
+  const fast = trpcShortCut(deps, router);
   return (req, res, next) => fast(req, res, () => void adapter(req, res, next));
 }
+
+/** The tRPC short-cut (trpc-fast.ts) as this face wires it, with the adapter's error hooks. */
+export function trpcShortCut(deps: AppDeps, router: AnyTRPCRouter): RequestHandler {
+  return trpcFastPath(deps, router, { onError, errorHeaders: headersFor });
+}
+
+const onError = (error: TRPCError, req: Request) => logInternalError(req.log, toAppError(error));
+const headersFor = (error: TRPCError) => errorHeaders(toAppError(error));

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { OpenApiRouter } from 'trpc-to-openapi';
 import { appRouter } from '../../routers/index.js';
 import { fastRoutes } from '../../src/http/rest-fast.js';
@@ -8,10 +8,15 @@ import { type ApiResponse, useTestApp } from '../helpers/test-app.js';
 /**
  * The short-cuts in front of the adapters (src/http/rest-fast.ts in front of
  * trpc-to-openapi, src/http/trpc-fast.ts in front of tRPC's adapter) must
- * answer exactly as the adapters do. Every case of every operation a
- * short-cut serves is sent both ways — once as the short-cut takes it, once
- * with a query string, which the short-cuts leave to the adapter — and the
- * two answers are compared: status, headers and body.
+ * answer exactly as the adapters do, and the fast lane (src/http/fast-lane.ts,
+ * which brings plain requests to the short-cuts past Express's chain) exactly
+ * as the chain does. Every case of every operation a short-cut serves is sent
+ * three ways and the answers are compared (status, every header but the
+ * per-request ones, body):
+ * - `lane`: as a native app sends it; the request log line says the lane served it;
+ * - `chain`: the same with an Origin header the API does not allow, which
+ *   the lane leaves to the chain (the same short-cut then answers);
+ * - `adapter`: the same with a query string, which the short-cuts leave to the adapter.
  */
 
 const { app } = useTestApp();
@@ -74,6 +79,34 @@ const CASES: Case[] = [
   { name: 'a bad handle', operation: 'updateUser', status: 400, body: '{"handle":"a b"}' },
   { name: 'a wrong type', operation: 'updateUser', status: 400, body: '{"name":42}' },
   { name: 'no body', operation: 'updateUser', status: 400 },
+  {
+    name: 'a byte-order mark before the JSON',
+    operation: 'updateUser',
+    status: 200,
+    body: '\uFEFF{"name":"Bom"}',
+  },
+  {
+    name: 'charset=utf-8',
+    operation: 'updateUser',
+    status: 200,
+    body: '{"name":"Charset"}',
+    contentType: 'application/json; charset=utf-8',
+  },
+  { name: 'a JSON array', operation: 'updateUser', status: 400, body: '[{"name":"x"}]' },
+  { name: 'a JSON string', operation: 'updateUser', status: 400, body: '"x"' },
+  {
+    name: 'a __proto__ key',
+    operation: 'updateUser',
+    status: 400,
+    body: '{"__proto__":{"name":"x"}}',
+  },
+  {
+    name: 'JSON nested too deep',
+    operation: 'updateUser',
+    status: 400,
+    body: `{"name":${'['.repeat(40)}${']'.repeat(40)}}`,
+  },
+  { name: 'only whitespace', operation: 'updateUser', status: 400, body: '  ' },
   { name: 'malformed JSON', operation: 'updateUser', status: 400, body: '{"name":' },
   { name: 'no token', operation: 'updateUser', status: 401, body: '{"name":"x"}', token: 'none' },
   {
@@ -154,14 +187,20 @@ const CASES: Case[] = [
   { name: 'a forged token', operation: 'deleteAccount', status: 401, token: 'forged' },
 ];
 
-/** Where each way sends the request; the query string makes the short-cuts step aside. */
-function target(face: Face, operation: Operation, way: 'short-cut' | 'adapter') {
+type Way = 'lane' | 'chain' | 'adapter';
+
+/** An origin the test app does not allow (CORS_ORIGINS is empty). */
+const FOREIGN_ORIGIN = 'https://elsewhere.example';
+
+/** Where each way sends the request, and what it adds to make the lane or the short-cut step aside. */
+function target(face: Face, operation: Operation, way: Way) {
   const query = way === 'adapter' ? '?via=adapter' : '';
+  const headers: Record<string, string> = way === 'chain' ? { origin: FOREIGN_ORIGIN } : {};
   if (face === 'rest') {
     const route = REST_ROUTE[operation];
-    return { method: route.method, path: `${route.path}${query}` };
+    return { method: route.method, path: `${route.path}${query}`, headers };
   }
-  return { method: 'POST', path: `/trpc/${operation}${query}` };
+  return { method: 'POST', path: `/trpc/${operation}${query}`, headers };
 }
 
 async function tokenFor(kind: Case['token']): Promise<string | null> {
@@ -174,16 +213,38 @@ async function tokenFor(kind: Case['token']): Promise<string | null> {
   return token;
 }
 
-async function send(face: Face, c: Case, way: 'short-cut' | 'adapter'): Promise<ApiResponse> {
+async function send(face: Face, c: Case, way: Way): Promise<ApiResponse> {
   const token = await tokenFor(c.token);
   if (token && c.prepare) await c.prepare(token);
   const body = c.body?.replace(HANDLE, c.body.includes(HANDLE) ? await takenHandle() : '');
-  const { method, path } = target(face, c.operation, way);
-  return app.request(method, path, {
+  const { method, path, headers } = target(face, c.operation, way);
+  const response = await app.request(method, path, {
     token,
     rawBody: body,
     contentType: c.contentType ?? 'application/json',
+    headers,
   });
+  // The request log line is written when the response finishes: wait for it.
+  const requestId = response.headers.get('x-request-id');
+  await vi.waitFor(() => expect(requestLines(requestId)).not.toHaveLength(0));
+  // One line: the request went through the app once (the lane, or the chain).
+  const [line, ...more] = requestLines(requestId);
+  expect(more).toEqual([]);
+  expect(line!.fastLane, `served by the lane: ${way}`).toBe(
+    way === 'lane' && lanesTake(c) ? true : undefined,
+  );
+  return response;
+}
+
+/** Whether the lane takes a case's request (it needs a body, and leaves the rest to the chain). */
+function lanesTake(c: Case): boolean {
+  return c.body !== undefined;
+}
+
+function requestLines(requestId: string | null): { fastLane?: boolean }[] {
+  return app.logs
+    .map((line) => JSON.parse(line) as { reqId?: string; msg?: string; fastLane?: boolean })
+    .filter((entry) => entry.reqId === requestId && entry.msg === 'request');
 }
 
 const VOLATILE_KEYS = new Set([
@@ -211,19 +272,21 @@ function normalized(value: unknown): unknown {
   return typeof value === 'string' ? value.replace(/taken_[a-z0-9_]+/g, '<handle>') : value;
 }
 
-const COMPARED_HEADERS = [
-  'content-type',
-  'vary',
-  'www-authenticate',
-  'retry-after',
-  'allow',
-  'ratelimit-policy',
-  'ratelimit-limit',
-  'ratelimit-remaining',
-];
+/** Headers that differ from request to request (or with the body's ids and times), and framing. */
+const PER_REQUEST_HEADERS = new Set([
+  'date',
+  'x-request-id',
+  'ratelimit-reset',
+  'content-length',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+]);
 
-function headersOf(response: ApiResponse): Record<string, string | null> {
-  return Object.fromEntries(COMPARED_HEADERS.map((name) => [name, response.headers.get(name)]));
+function headersOf(response: ApiResponse): Record<string, string> {
+  return Object.fromEntries(
+    [...response.headers].filter(([name]) => !PER_REQUEST_HEADERS.has(name)),
+  );
 }
 
 describe('the short-cuts serve exactly the operations this suite covers', () => {
@@ -253,18 +316,21 @@ describe('the short-cuts serve exactly the operations this suite covers', () => 
 });
 
 for (const face of ['rest', 'trpc'] as const) {
-  describe(`${face}: short-cut and adapter answer alike`, () => {
+  describe(`${face}: the lane, the chain and the adapter answer alike`, () => {
     it.each(CASES.map((c) => [`${c.operation}: ${c.name} (${c.status})`, c] as const))(
       '%s',
       async (_name, c) => {
         const viaAdapter = await send(face, c, 'adapter');
-        const viaShortCut = await send(face, c, 'short-cut');
+        const viaChain = await send(face, c, 'chain');
+        const viaLane = await send(face, c, 'lane');
         // tRPC answers every success with 200; REST says 201 when something was created.
         const expected = face === 'trpc' && c.status === 201 ? 200 : c.status;
         expect(viaAdapter.status, viaAdapter.text).toBe(expected);
-        expect(viaShortCut.status).toBe(viaAdapter.status);
-        expect(headersOf(viaShortCut)).toEqual(headersOf(viaAdapter));
-        expect(normalized(viaShortCut.body)).toEqual(normalized(viaAdapter.body));
+        for (const response of [viaChain, viaLane]) {
+          expect(response.status, response.text).toBe(viaAdapter.status);
+          expect(headersOf(response)).toEqual(headersOf(viaAdapter));
+          expect(normalized(response.body)).toEqual(normalized(viaAdapter.body));
+        }
       },
     );
   });
