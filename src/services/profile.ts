@@ -144,14 +144,31 @@ interface Planned {
  * by the state's version (db/queries/user-write.ts). The state is this
  * instance's last write of the user when it has one (unconfirmed: it may
  * only feed a guarded write; if it is stale, the write returns the stored
- * state and the next try plans from that), else a read.
+ * state and the next try plans from that), else a read. The user's writes on
+ * this instance take turns (UserStateCache.inTurn), so the next one plans
+ * from the state this one leaves.
  */
-async function writeUser(
+function writeUser(
   deps: WriteDeps,
   userId: string,
   patch: ProfilePatch,
   options: { onboard: boolean; historyLimit: number },
-): Promise<{ written: Written; history: LedgerRow[] | undefined; rank: number | undefined }> {
+): Promise<WriteOutcome> {
+  return deps.userStates.inTurn(userId, () => tryWrites(deps, userId, patch, options));
+}
+
+interface WriteOutcome {
+  written: Written;
+  history: LedgerRow[] | undefined;
+  rank: number | undefined;
+}
+
+async function tryWrites(
+  deps: WriteDeps,
+  userId: string,
+  patch: ProfilePatch,
+  options: { onboard: boolean; historyLimit: number },
+): Promise<WriteOutcome> {
   let source: { state: UserState; boards: string; confirmed: boolean } | undefined;
   for (let attempt = 1, first = true; ; first = false) {
     const boards = writeBoards(deps.clock());

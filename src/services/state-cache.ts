@@ -44,4 +44,30 @@ export class UserStateCache {
   delete(userId: string): void {
     this.#entries?.delete(userId);
   }
+
+  /** Per user, the end of the last write that has started on this instance. */
+  readonly #turns = new Map<string, Promise<unknown>>();
+
+  /**
+   * Runs `write` once the user's earlier writes on this instance have
+   * finished, so it plans from the state they left instead of racing them
+   * to a guarded statement one of them must lose (a lost race costs the
+   * loser a read and a second write, each a trip through the event loop's
+   * queue; docs/DECISIONS.md). Always on, whatever the cache's size; writes
+   * of different users, and writes on other instances, never wait here: the
+   * version guard still decides every race.
+   */
+  async inTurn<T>(userId: string, write: () => Promise<T>): Promise<T> {
+    const before = this.#turns.get(userId);
+    const run = before ? before.then(write, write) : write();
+    const done = run.then(noop, noop);
+    this.#turns.set(userId, done);
+    try {
+      return await run;
+    } finally {
+      if (this.#turns.get(userId) === done) this.#turns.delete(userId);
+    }
+  }
 }
+
+const noop = () => {};

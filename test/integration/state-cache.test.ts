@@ -186,3 +186,52 @@ describe('a stale cached state (another instance wrote since)', () => {
     expect(a.deps.userStates.get(userId, boardsKey(writeBoards(new Date())))).toBeUndefined();
   });
 });
+
+describe('one user’s writes on one instance', () => {
+  it('take turns: concurrent writes each send one statement, and none is lost', async () => {
+    const { deps, statements } = instance();
+    const userId = await newUser();
+    await updateProfile(deps, userId, { name: 'Start' });
+    // Without turns, all four plan from the same cached version: three lose the
+    // race, and each loss costs a stale write, a read and another write.
+    const count = await statements(() =>
+      Promise.all([
+        updateProfile(deps, userId, { name: 'One' }),
+        updateProfile(deps, userId, { location: 'Two' }),
+        updateProfile(deps, userId, { favoriteSport: 'Three' }),
+        updateProfile(deps, userId, { favoritePlayer: 'Four' }),
+      ]),
+    );
+    expect(count).toBe(4);
+    const stored = await storedProfile(database.db, userId);
+    expect(stored).toMatchObject({
+      name: 'One',
+      location: 'Two',
+      favoriteSport: 'Three',
+      favoritePlayer: 'Four',
+    });
+  });
+
+  it('a failed write hands the turn on; other users never wait for it', async () => {
+    const cache = new UserStateCache(10);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const order: string[] = [];
+    const first = cache.inTurn('a', async () => {
+      await held;
+      order.push('a1');
+      throw new Error('a1 failed');
+    });
+    const second = cache.inTurn('a', async () => {
+      order.push('a2');
+      return 'a2 done';
+    });
+    // Another user's write runs while user a's first one is still held.
+    await expect(cache.inTurn('b', async () => 'b done')).resolves.toBe('b done');
+    expect(order).toEqual([]);
+    release();
+    await expect(first).rejects.toThrow('a1 failed');
+    await expect(second).resolves.toBe('a2 done');
+    expect(order).toEqual(['a1', 'a2']);
+  });
+});
