@@ -700,6 +700,24 @@ interface WriteRow extends UserRow {
   currentState: StateRow | null;
 }
 
+const plainInstances = new WeakMap<Kysely<Database>, Kysely<Database>>();
+
+/**
+ * `db` without its plugins, to compile the write statement with: it is raw
+ * SQL in the database's own snake_case names (the embedded state read is
+ * compiled once, with them), so CamelCasePlugin would only copy every node
+ * of a large tree on every write (docs/PERFORMANCE.md). Its rows still come
+ * back through `db` and its plugins.
+ */
+function withoutPlugins(db: Kysely<Database>): Kysely<Database> {
+  let plain = plainInstances.get(db);
+  if (!plain) {
+    plain = db.withoutPlugins();
+    plainInstances.set(db, plain);
+  }
+  return plain;
+}
+
 /**
  * Applies `plan` in one statement if the user is still at `plan.expectedVersion`.
  * See the top of this file.
@@ -778,7 +796,7 @@ export async function applyUserWrite(
 
   let row: WriteRow | undefined;
   try {
-    const compiled = statement.compile(db);
+    const compiled = statement.compile(withoutPlugins(db));
     nameStatement(compiled.sql);
     ({
       rows: [row],

@@ -1,4 +1,4 @@
-import { initTRPC } from '@trpc/server';
+import { initTRPC, type TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { parseBearer } from '../auth/bearer.js';
 import { principalKey, type Principal } from '../auth/verifier.js';
@@ -45,18 +45,20 @@ const t = initTRPC
 /**
  * Every procedure's error leaves as a TRPCError whose cause is its AppError
  * and whose code is that AppError's tRPC code (src/error-mapping.ts: the one
- * error path).
+ * error path). `mapped` applies the rule to a result, `mapErrors` to a
+ * procedure; a middleware that does it itself catches what it throws.
  */
-const mapErrors = t.middleware(async ({ next }) => {
-  const result = await next();
+function mapped<R extends { ok: boolean; error?: unknown }>(result: R): R {
   if (!result.ok) {
-    const appError = toAppError(result.error);
-    const wrapped =
-      result.error.cause === appError && result.error.code === ERROR_TABLE[appError.code].trpc;
+    const error = result.error as TRPCError;
+    const appError = toAppError(error);
+    const wrapped = error.cause === appError && error.code === ERROR_TABLE[appError.code].trpc;
     if (!wrapped) throw toTRPCError(appError);
   }
   return result;
-});
+}
+
+const mapErrors = t.middleware(async ({ next }) => mapped(await next()));
 
 export const router = t.router;
 export const mergeRouters = t.mergeRouters;
@@ -73,39 +75,49 @@ export const publicProcedure = t.procedure.use(mapErrors);
  * which must not create the user it deletes; every other operation is a
  * protectedProcedure.
  */
-export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  ctx.authentication.pending ??= authenticate(ctx);
-  const principal = await ctx.authentication.pending;
-  return next({ ctx: { principal } });
-});
+export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) =>
+  next({ ctx: { principal: await principalOf(ctx) } }),
+);
 
 /**
- * An authenticatedProcedure that also finds the user's id (created on first
- * sight, cached per process).
+ * An authenticated procedure that also finds the user's id (created on first
+ * sight, cached per process). One middleware does what publicProcedure's and
+ * authenticatedProcedure's do as well: every tRPC middleware copies the
+ * call's options and context, which on the write path cost more CPU than
+ * the rest of tRPC (docs/PERFORMANCE.md).
  */
-export const protectedProcedure = authenticatedProcedure.use(async ({ ctx, next }) => {
-  const { principal } = ctx;
-  const { db, userIds } = ctx.deps;
-  for (let attempt = 1; ; attempt += 1) {
-    const userId = await userIds.resolve(db, principal);
-    const result = await next({ ctx: { userId } });
-    if (result.ok || !(toAppError(result.error) instanceof UserGoneError)) return result;
-    // The account was deleted (on any instance) after its id was resolved:
-    // whatever the operation did went with it. The identity starts over as a
-    // new user; only deletions racing its requests again and again end here.
-    userIds.forget(principal);
-    if (attempt === USER_GONE_ATTEMPTS) {
-      throw new AppError('UNAVAILABLE', 'The account was deleted while this request ran; retry', {
-        retryAfterSeconds: 1,
-      });
+export const protectedProcedure = t.procedure.use(async ({ ctx, next }) => {
+  try {
+    const principal = await principalOf(ctx);
+    const { db, userIds } = ctx.deps;
+    for (let attempt = 1; ; attempt += 1) {
+      const userId = await userIds.resolve(db, principal);
+      const result = await next({ ctx: { principal, userId } });
+      if (result.ok || !(toAppError(result.error) instanceof UserGoneError)) return mapped(result);
+      // The account was deleted (on any instance) after its id was resolved:
+      // whatever the operation did went with it. The identity starts over as a
+      // new user; only deletions racing its requests again and again end here.
+      userIds.forget(principal);
+      if (attempt === USER_GONE_ATTEMPTS) {
+        throw new AppError('UNAVAILABLE', 'The account was deleted while this request ran; retry', {
+          retryAfterSeconds: 1,
+        });
+      }
     }
+  } catch (error) {
+    throw toTRPCError(toAppError(error));
   }
 });
 
 /** How often an operation runs when its user keeps being deleted under it (by DELETE /api/user). */
 const USER_GONE_ATTEMPTS = 3;
 
-/** The token verified and the per-user limit taken: once per HTTP request. */
+/** The request's principal: its token verified and the per-user limit taken, once per HTTP request. */
+function principalOf(ctx: Context): Promise<Principal> {
+  ctx.authentication.pending ??= authenticate(ctx);
+  return ctx.authentication.pending;
+}
+
 async function authenticate(ctx: Context): Promise<Principal> {
   const { verifier, userRateLimiter } = ctx.deps;
   const principal = await verifier.verify(parseBearer(ctx.authorization));
