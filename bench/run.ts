@@ -12,10 +12,20 @@
  * BENCH_THREADS (wrk threads, 1), BENCH_ROUNDS, BENCH_USERS (pool of onboarded users),
  * BENCH_SCENARIOS (comma list), BENCH_ADMIN_URL (a database to CREATE DATABASE from),
  * BENCH_NODE_FLAGS (node flags for the service), BENCH_CPU_PROF=1 (write a
- * .cpuprofile of the service to bench/results/), BENCH_KEEP_DB=1.
+ * .cpuprofile of the service to bench/results/), BENCH_KEEP_DB=1,
+ * BENCH_COMPARE=<git ref> (also build that commit of the service in a temporary
+ * worktree and run it as a fourth side, "previous", in every round: a
+ * before/after from one run; the ref must have the same migrations).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,6 +57,7 @@ const settings = {
   keepDb: env.BENCH_KEEP_DB === '1',
   /** Upper bound of first-time onboardings per second, to size the fresh-user batches. */
   freshRate: num('BENCH_FRESH_RATE', 3000),
+  compare: env.BENCH_COMPARE,
 };
 
 type Kind = 'patch' | 'onboard' | 'fresh';
@@ -87,7 +98,7 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
-type Side = 'service' | 'baseline' | 'floor';
+type Side = 'service' | 'baseline' | 'floor' | 'previous';
 interface Sample {
   scenario: string;
   side: Side;
@@ -128,6 +139,7 @@ async function main(): Promise<void> {
     stdio: 'inherit',
   });
   if (build.status !== 0) throw new Error('build failed');
+  const previousRoot = settings.compare ? buildPrevious(settings.compare) : undefined;
 
   const dbName = `bench_${stamp.replace(/-/g, '_').toLowerCase()}`;
   const admin = new Kysely<unknown>({
@@ -150,7 +162,11 @@ async function main(): Promise<void> {
     servers.push(baseline);
     const floor = await startBaseline(issuer, databaseUrl, 'floor', 'bench/floor.ts');
     servers.push(floor);
-    const targets: Record<Side, Running> = { service, baseline, floor };
+    const previous = previousRoot
+      ? { ...(await startService(issuer, databaseUrl, previousRoot)), side: 'previous' as const }
+      : undefined;
+    if (previous) servers.push(previous);
+    const targets: Partial<Record<Side, Running>> = { service, baseline, floor, previous };
 
     log(`onboarding ${settings.users} users through the service`);
     const poolFile = path.join(outDir, 'tokens-pool.tsv');
@@ -164,11 +180,14 @@ async function main(): Promise<void> {
     const samples: Sample[] = [];
     const selected = env.BENCH_SCENARIOS?.split(',') ?? SCENARIOS.map((s) => s.name);
     for (const scenario of SCENARIOS.filter((s) => selected.includes(s.name))) {
-      const sides: Side[] = scenario.floor
-        ? ['service', 'baseline', 'floor']
-        : ['service', 'baseline'];
+      const sides: Side[] = [
+        'service',
+        'baseline',
+        ...(scenario.floor ? (['floor'] as const) : []),
+        ...(previous ? (['previous'] as const) : []),
+      ];
       for (const side of sides) {
-        const target = targets[side];
+        const target = targets[side]!;
         const file =
           scenario.kind === 'fresh'
             ? freshTokens(issuer, `${scenario.name}-${side}-warm`, settings.warmup)
@@ -179,7 +198,7 @@ async function main(): Promise<void> {
         // Each round starts with the next side, so no side always runs first.
         const order = sides.map((_, i) => sides[(i + round - 1) % sides.length]!);
         for (const side of order) {
-          const target = targets[side];
+          const target = targets[side]!;
           const file =
             scenario.kind === 'fresh'
               ? freshTokens(issuer, `${scenario.name}-${side}-${round}`, settings.duration)
@@ -205,6 +224,8 @@ async function main(): Promise<void> {
     for (const server of servers.reverse()) await stop(server);
     await issuer.close();
     if (!settings.keepDb) await sql`drop database if exists ${sql.id(dbName)}`.execute(admin);
+    if (previousRoot)
+      spawnSync('git', ['worktree', 'remove', '--force', previousRoot], { cwd: ROOT });
     await admin.destroy();
   }
 }
@@ -254,11 +275,29 @@ function spawnServer(side: Side, args: string[], extraEnv: Record<string, string
   return { side, child, stderr: () => stderr };
 }
 
-async function startService(issuer: BenchIssuer, databaseUrl: string): Promise<Running> {
+/** Builds `ref` of the service in a temporary git worktree; returns its root. */
+function buildPrevious(ref: string): string {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'bench-previous-'));
+  const run = (command: string, args: string[], cwd: string) => {
+    const result = spawnSync(command, args, { cwd, stdio: 'inherit' });
+    if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed`);
+  };
+  log(`building ${ref} (BENCH_COMPARE) in ${root}`);
+  run('git', ['worktree', 'add', '--detach', '--force', root, ref], ROOT);
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
+  run('npx', ['tsc', '-p', 'tsconfig.build.json'], root);
+  return root;
+}
+
+async function startService(
+  issuer: BenchIssuer,
+  databaseUrl: string,
+  root = ROOT,
+): Promise<Running> {
   const port = await freePort();
   const flags = [...settings.nodeFlags];
   if (settings.cpuProf) flags.push('--cpu-prof', `--cpu-prof-dir=${outDir}`);
-  const server = spawnServer('service', [...flags, 'dist/src/server.js'], {
+  const server = spawnServer('service', [...flags, path.join(root, 'dist/src/server.js')], {
     ...benchServiceEnv(issuer, databaseUrl, port),
     // The per-IP limit would stop a load generator on one address; the per-user
     // limit stays on (high enough never to trigger) so its cost is measured.
@@ -388,7 +427,7 @@ async function load(
   tokensFile: string,
   seconds: number,
 ): Promise<Omit<Sample, 'round'>> {
-  const request = scenario[target.side]!;
+  const request = scenario[target.side === 'previous' ? 'service' : target.side]!;
   let rssPeak = readRssMb(target.child.pid!);
   const cpuBefore = readCpuMs(target.child.pid!);
   const dbCpuBefore = readPostgresCpuMs();
@@ -556,6 +595,16 @@ function report(samples: Sample[], info: Awaited<ReturnType<typeof machine>>): v
       `${scenario} service RSS peak ${svc.rss.toFixed(0)} MB (target ≤ ${RSS_LIMIT_MB})`,
     );
   }
+  const previousRows = [...new Set(samples.map((s) => s.scenario))].flatMap((scenario) => {
+    const svc = stat(scenario, 'service')!;
+    const prev = stat(scenario, 'previous');
+    if (!prev) return [];
+    return [
+      `| ${scenario} | ${svc.rps.toFixed(0)} / ${prev.rps.toFixed(0)} | **${(svc.rps / prev.rps).toFixed(2)}** | ` +
+        `${svc.p99.toFixed(1)} / ${prev.p99.toFixed(1)} | ${svc.cpu.toFixed(2)} / ${prev.cpu.toFixed(2)} | ` +
+        `${svc.dbCpu.toFixed(2)} / ${prev.dbCpu.toFixed(2)} | ${prev.errors} | ${prev.rss.toFixed(0)} |`,
+    ];
+  });
   const table = [
     `${info.date} · ${info.command} · ${info.cpu}, ${info.memoryGb} GB · node ${info.node} · ${info.postgres}`,
     `${settings.rounds} round(s) × ${settings.duration} s at ${settings.connections} connections; medians; wrk on the same machine`,
@@ -565,6 +614,16 @@ function report(samples: Sample[], info: Awaited<ReturnType<typeof machine>>): v
     ...rows,
     '',
     ...checks.map((c) => `- ${c}`),
+    ...(previousRows.length > 0
+      ? [
+          '',
+          `The service against ${settings.compare} (BENCH_COMPARE), same rounds:`,
+          '',
+          '| scenario | req/s now / then | ratio | p99 ms now / then | server CPU ms/req now / then | PostgreSQL CPU ms/req now / then | errors then | peak RSS MB then |',
+          '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+          ...previousRows,
+        ]
+      : []),
   ].join('\n');
   process.stdout.write(`\n${table}\n`);
   writeFileSync(path.join(outDir, 'summary.md'), `${table}\n`);
