@@ -21,7 +21,7 @@ import {
  * per-IP limit, the body rules of src/http/body.ts, and the face's short-cut
  * (rest-fast.ts, trpc-fast.ts). Its errors go to the app's error handler,
  * like the chain's. Every other request, browsers' included, takes the chain.
- * Why: docs/PERFORMANCE.md ("The fast lane"); that both answer alike:
+ * Why: docs/DECISIONS.md ("The fast lane"); that both answer alike:
  * test/integration/fast-path-parity.test.ts.
  */
 export function fastLane(parts: {
