@@ -91,16 +91,6 @@ export function fastLane(parts: {
   };
 }
 
-declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
-  namespace Express {
-    interface Request {
-      /** Set when the fast lane serves the request (the request log line says so). */
-      fastLane?: boolean;
-    }
-  }
-}
-
 /** Which short-cut a request goes to through the lane, or undefined for the chain. */
 function laneFace(
   req: Request,

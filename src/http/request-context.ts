@@ -9,6 +9,8 @@ declare global {
       /** Echoed in the X-Request-Id response header and on every log line of the request. */
       requestId: string;
       log: Logger;
+      /** Set when the fast lane (fast-lane.ts) serves the request; the request log line says so. */
+      fastLane?: boolean;
     }
   }
 }
