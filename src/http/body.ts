@@ -151,12 +151,25 @@ function bodyHeadersError(req: Request): AppError | undefined {
  * nesting is bounded before JSON.parse runs.
  */
 export function verifyJsonBytes(_req: unknown, _res: unknown, buf: Buffer): void {
+  jsonText(buf);
+}
+
+const utf8 = new TextDecoder('utf-8');
+
+/**
+ * The body's bytes as text, after the byte rules above (UTF-8, nesting
+ * depth); a leading byte-order mark is dropped, as body-parser's decoding
+ * does. Throws body-parser-style typed errors (bodyParserError maps them).
+ */
+export function jsonText(buf: Buffer): string {
   if (!isUtf8(buf)) {
     throw Object.assign(new Error('The request body is not valid UTF-8'), {
       type: 'entity.invalid.utf8',
     });
   }
-  assertJsonDepth(buf.toString('utf8'));
+  const text = utf8.decode(buf);
+  assertJsonDepth(text);
+  return text;
 }
 
 /**

@@ -5,7 +5,7 @@ import {
   bodyParserError,
   jsonMediaTypeError,
   jsonObjectError,
-  verifyJsonBytes,
+  jsonText,
 } from './body.js';
 
 /**
@@ -14,10 +14,11 @@ import {
  * (PATCH /api/user, POST /api/user/profile) or a single tRPC mutation — sent
  * the plain way: no Origin header (so no CORS decision), no query string, a
  * JSON media type the API accepts, no Content-Encoding, and a Content-Length
- * of 1 byte to 16 KiB. Such a request skips the rest of Express's chain (its
- * router, helmet's and cors's per-request work, body-parser) and runs the
- * same steps in a row: the chain's own request context, the API's response
- * headers (recorded once from the chain's security middlewares), the chain's
+ * of 1 byte to 16 KiB (so no chunked body). Such a request skips the rest
+ * of Express's chain (its router, helmet's and cors's per-request work,
+ * body-parser) and runs the same steps in a row: the chain's own request
+ * context, the API's response headers (recorded once from the chain's
+ * security middlewares), the chain's
  * per-IP limit, the body rules of src/http/body.ts, and the face's short-cut
  * (rest-fast.ts, trpc-fast.ts). Its errors go to the app's error handler,
  * like the chain's. Every other request, browsers' included, takes the chain.
@@ -99,7 +100,7 @@ function laneFace(
 ): 'rest' | 'trpc' | undefined {
   const { headers } = req;
   if (headers.origin !== undefined || headers['content-encoding'] !== undefined) return undefined;
-  if (headers['transfer-encoding'] !== undefined) return undefined;
+  // A Content-Length (Node refuses one beside Transfer-Encoding) within the limit.
   const length = Number(headers['content-length']);
   if (!(length >= 1 && length <= BODY_LIMIT_BYTES)) return undefined;
   if (jsonMediaTypeError(headers['content-type']) !== undefined) return undefined;
@@ -118,11 +119,8 @@ function laneFace(
 /** Where the app mounts tRPC's handler. */
 export const TRPC_MOUNT = '/trpc';
 
-const utf8 = new TextDecoder('utf-8');
-
 /**
- * The body as text, after body.ts's byte rules (UTF-8, nesting depth); a
- * leading byte-order mark is dropped, as body-parser's decoding does. The
+ * The body as text, after body.ts's rules for its bytes (jsonText). The
  * length was checked by laneFace, and Node's parser reads exactly that many
  * bytes; a client that goes away before sending them gets no answer.
  */
@@ -131,14 +129,14 @@ function readBody(req: IncomingMessage, done: (error: unknown, text?: string) =>
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('error', () => {});
   req.on('end', () => {
-    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    let text: string;
     try {
-      verifyJsonBytes(req, undefined, bytes);
+      text = jsonText(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     } catch (error) {
       done(bodyParserError(error));
       return;
     }
-    done(undefined, utf8.decode(bytes));
+    done(undefined, text);
   });
 }
 
