@@ -289,6 +289,24 @@ function headersOf(response: ApiResponse): Record<string, string> {
   );
 }
 
+describe('the lane leaves to the chain', () => {
+  it('a tRPC call that asks for a streamed answer (trpc-accept): answered as the adapter answers it', async () => {
+    const send = async (path: string) =>
+      app.request('POST', path, {
+        token: await app.token(),
+        rawBody: '{"name":"Streamed"}',
+        headers: { 'trpc-accept': 'application/jsonl' },
+      });
+    const viaAdapter = await send('/trpc/updateUser?via=adapter');
+    const plain = await send('/trpc/updateUser');
+    expect(plain.status, plain.text).toBe(viaAdapter.status);
+    expect(plain.body).toEqual(viaAdapter.body);
+    const requestId = plain.headers.get('x-request-id');
+    await vi.waitFor(() => expect(requestLines(requestId)).toHaveLength(1));
+    expect(requestLines(requestId)[0]!.fastLane).toBeUndefined();
+  });
+});
+
 describe('the short-cuts serve exactly the operations this suite covers', () => {
   const covered = [...new Set(CASES.map((c) => c.operation))].sort();
 
