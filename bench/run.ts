@@ -23,6 +23,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -224,8 +225,7 @@ async function main(): Promise<void> {
     for (const server of servers.reverse()) await stop(server);
     await issuer.close();
     if (!settings.keepDb) await sql`drop database if exists ${sql.id(dbName)}`.execute(admin);
-    if (previousRoot)
-      spawnSync('git', ['worktree', 'remove', '--force', previousRoot], { cwd: ROOT });
+    if (previousRoot) removePrevious(previousRoot);
     await admin.destroy();
   }
 }
@@ -275,6 +275,11 @@ function spawnServer(side: Side, args: string[], extraEnv: Record<string, string
   return { side, child, stderr: () => stderr };
 }
 
+function removePrevious(root: string): void {
+  spawnSync('git', ['worktree', 'remove', '--force', root], { cwd: ROOT });
+  rmSync(root, { recursive: true, force: true });
+}
+
 /** Builds `ref` of the service in a temporary git worktree; returns its root. */
 function buildPrevious(ref: string): string {
   const root = mkdtempSync(path.join(os.tmpdir(), 'bench-previous-'));
@@ -283,9 +288,14 @@ function buildPrevious(ref: string): string {
     if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed`);
   };
   log(`building ${ref} (BENCH_COMPARE) in ${root}`);
-  run('git', ['worktree', 'add', '--detach', '--force', root, ref], ROOT);
-  symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
-  run('npx', ['tsc', '-p', 'tsconfig.build.json'], root);
+  try {
+    run('git', ['worktree', 'add', '--detach', '--force', root, ref], ROOT);
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
+    run('npx', ['tsc', '-p', 'tsconfig.build.json'], root);
+  } catch (error) {
+    removePrevious(root);
+    throw error;
+  }
   return root;
 }
 
