@@ -33,9 +33,38 @@ export function statementName(text: string): string | undefined {
   return NAMES.get(text);
 }
 
-/** Marks where an argument goes when a statement is compiled the one time. */
-class Slot {
-  constructor(readonly index: number) {}
+/** Marks where a value goes in a statement compiled once (compileTemplate). */
+export class Slot {
+  constructor(readonly key: string | number) {}
+}
+
+/** A statement compiled once, with Slots where its values go. */
+export interface StatementTemplate {
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+/**
+ * A statement built with Slots in place of its values (every value bound,
+ * none choosing the statement's shape) and compiled, kept so that
+ * `fillTemplate` makes the query for new values without building or
+ * compiling anything. The text is named (nameStatement): it runs as a
+ * prepared statement.
+ */
+export function templateOf(compiled: CompiledQuery): StatementTemplate {
+  nameStatement(compiled.sql);
+  return { sql: compiled.sql, parameters: compiled.parameters };
+}
+
+/** `template` with each Slot replaced by `valueOf(slot.key)`. */
+export function fillTemplate(
+  template: StatementTemplate,
+  valueOf: (key: string | number) => unknown,
+): CompiledQuery {
+  return CompiledQuery.raw(
+    template.sql,
+    template.parameters.map((value) => (value instanceof Slot ? valueOf(value.key) : value)),
+  );
 }
 
 /**
@@ -52,18 +81,12 @@ class Slot {
 export function preparedStatement<A extends unknown[], R>(
   build: (db: Kysely<Database>, ...args: A) => Compilable<R>,
 ): (db: Kysely<Database>, ...args: A) => Promise<R[]> {
-  let template: { sql: string; parameters: readonly unknown[] } | undefined;
+  let template: StatementTemplate | undefined;
   return async (db, ...args) => {
-    if (!template) {
-      const slots = args.map((_, index) => new Slot(index)) as unknown as A;
-      const compiled = build(db, ...slots).compile();
-      template = { sql: compiled.sql, parameters: compiled.parameters };
-      nameStatement(compiled.sql);
-    }
-    const parameters = template.parameters.map((value) =>
-      value instanceof Slot ? args[value.index] : value,
+    template ??= templateOf(build(db, ...(args.map((_, index) => new Slot(index)) as A)).compile());
+    const result = await db.executeQuery<R>(
+      fillTemplate(template, (index) => args[index as number]),
     );
-    const result = await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
     return result.rows;
   };
 }

@@ -48,7 +48,13 @@
  */
 import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
-import { nameStatement, preparedStatement } from '../prepared.js';
+import {
+  fillTemplate,
+  preparedStatement,
+  Slot,
+  templateOf,
+  type StatementTemplate,
+} from '../prepared.js';
 import {
   PROFILE_FIELDS,
   type Database,
@@ -399,20 +405,61 @@ const LEDGER_JSON = sql`json_build_object('id', l.id::text, 'user_id', l.user_id
 type Cte = [name: string, statement: RawBuilder<unknown>];
 
 /**
- * The CTEs after the guard, in order: each writes only rows drawn from `guard`.
- * No CTE may take a table's name: the state read inside the statement
- * (applyUserWrite's `current_state`) names the tables. Only the CTEs this
- * plan needs are sent: planning CTEs that write nothing cost more than
- * running the ones that do (docs/PERFORMANCE.md, "Only the CTEs a write
- * needs"), and each shape of the statement is a named statement of its own
- * (db/prepared.ts).
+ * Every choice the write statement's text depends on. The statement is built
+ * and compiled once per shape, with Slots for its values (db/prepared.ts),
+ * and each shape is a named statement of its own: a write only computes its
+ * values (`writeValues`) and fills them in. Building and compiling the
+ * statement's tree on every write was the largest part of a PATCH's CPU and
+ * of its garbage (docs/PERFORMANCE.md, "The write statement, compiled once
+ * per shape").
  */
-function effects(plan: UserWritePlan): Cte[] {
+interface WriteShape {
+  profile: boolean;
+  boards: boolean;
+  quests: boolean;
+  credits: boolean;
+  handle: boolean;
+  claim: boolean;
+  release: boolean;
+  /** The outbox CTEs: none, the events, or the events and the rank moves. */
+  live: 'none' | 'events' | 'announce';
+  /** With `announce`: the user had an all-time entry before the write. */
+  before: boolean;
+  /** With `announce`: that entry was on a team's board. */
+  beforeTeam: boolean;
+  /** With `announce`: the user has a team after the write. */
+  team: boolean;
+  history: boolean;
+  rank: boolean;
+  returnState: boolean;
+}
+
+function writeShape(plan: UserWritePlan): WriteShape {
+  const events = plan.events ?? [];
+  const allTime = plan.boards.find((write) => write.board === ALL_TIME_BOARD);
+  const announce = plan.announceRanks === true && allTime !== undefined;
+  return {
+    profile: plan.profile !== undefined,
+    boards: plan.boards.length > 0,
+    quests: plan.quests.length > 0,
+    credits: plan.credits.length > 0,
+    handle: plan.handle !== undefined,
+    claim: plan.handle?.claimKey !== undefined,
+    release: plan.handle?.release !== undefined,
+    live: announce ? 'announce' : events.length > 0 ? 'events' : 'none',
+    before: announce && allTime.before !== undefined,
+    beforeTeam: announce && Boolean(allTime.before?.teamKey),
+    team: announce && plan.team.favoriteTeam !== null,
+    history: plan.historyLimit > 0,
+    rank: plan.rank,
+    returnState: plan.returnStateOnBoards !== undefined,
+  };
+}
+
+/** The statement's bound values: everything of a plan that is not its shape. */
+function writeValues(plan: UserWritePlan) {
   const profile = plan.profile;
-  const profileValues = PROFILE_FIELDS.map((field) => sql`${profile?.[field] ?? null}::text`);
-  const profileColumns = sql.raw(PROFILE_COLUMNS.slice(1, 9).join(', '));
   const team = plan.team.favoriteTeam;
-  const newTeamKey = team === null ? null : teamKey(team);
   const boards = plan.boards.map((write) => {
     const keepsPlace = write.before !== undefined && write.before.points === write.points;
     const newTeam = write.before === undefined || plan.team.changed;
@@ -435,13 +482,81 @@ function effects(plan: UserWritePlan): Cte[] {
     return [...leave, ...take];
   });
   const handle = plan.handle;
+  const events = plan.events ?? [];
+  return {
+    userId: plan.userId,
+    expectedVersion: plan.expectedVersion,
+    onboard: plan.onboard,
+    hasProfile: profile !== undefined,
+    ...(Object.fromEntries(PROFILE_FIELDS.map((field) => [field, profile?.[field] ?? null])) as {
+      [field in keyof ProfileFields]: string | null;
+    }),
+    team,
+    newTeamKey: team === null ? null : teamKey(team),
+    newSeq: boards.some((write) => write.seq === null),
+    boards: JSON.stringify(boards),
+    deltas: JSON.stringify(deltas),
+    quests: JSON.stringify(
+      plan.quests.map((quest) => ({
+        quest_id: quest.questId,
+        progress: quest.progress,
+        target: quest.target,
+        status: quest.status,
+        completed: quest.completedAt !== null,
+      })),
+    ),
+    credits: JSON.stringify(
+      plan.credits.map((credit, ord) => ({
+        ord,
+        delta: credit.delta,
+        reason: credit.reason,
+        quest_id: credit.questId,
+        idempotency_key: credit.key,
+        balance_after: credit.balanceAfter,
+      })),
+    ),
+    claimKey: handle?.claimKey ?? null,
+    hasClaim: handle?.claimKey !== undefined,
+    releaseKey: handle?.release?.key ?? null,
+    reserveDays: handle?.release?.reserveDays ?? 0,
+    hasHandle: handle !== undefined,
+    oldHandle: handle?.history.oldHandle ?? null,
+    newHandle: handle?.history.newHandle ?? null,
+    handleKind: handle?.history.kind ?? null,
+    events: JSON.stringify(
+      events.map((event, ord) => ({ ord, type: event.type, payload: event.payload })),
+    ),
+    eventCount: events.length,
+    historyLimit: plan.historyLimit,
+    stateBoards: JSON.stringify(plan.returnStateOnBoards ?? []),
+  };
+}
+
+type WriteValues = ReturnType<typeof writeValues>;
+
+/** A Slot per value: what the statement is built with, once per shape. */
+const SLOTS = new Proxy({} as Record<keyof WriteValues, Slot>, {
+  get: (_target, key) => new Slot(String(key)),
+});
+
+/**
+ * The CTEs after the guard, in order: each writes only rows drawn from `guard`.
+ * No CTE may take a table's name: the state read inside the statement
+ * (applyUserWrite's `current_state`) names the tables. Only the CTEs this
+ * plan needs are sent: planning CTEs that write nothing cost more than
+ * running the ones that do (docs/PERFORMANCE.md, "Only the CTEs a write
+ * needs"). `v` holds Slots: a value may only be bound, never decide the text.
+ */
+function effects(shape: WriteShape, v: Record<keyof WriteValues, Slot>): Cte[] {
+  const profileValues = PROFILE_FIELDS.map((field) => sql`${v[field]}::text`);
+  const profileColumns = sql.raw(PROFILE_COLUMNS.slice(1, 9).join(', '));
   const needed = (include: boolean, ...ctes: Cte[]) => (include ? ctes : []);
   return [
-    ...needed(profile !== undefined, [
+    ...needed(shape.profile, [
       'profile',
       sql`INSERT INTO profiles (user_id, ${profileColumns}, created_at, updated_at)
         SELECT g.id, ${sql.join(profileValues)}, now(), now() FROM guard g
-        WHERE ${profile !== undefined}
+        WHERE ${v.hasProfile}
         ON CONFLICT (user_id) DO UPDATE SET
           ${sql.join(
             PROFILE_COLUMNS.slice(1, 9).map((column) => sql.raw(`${column} = excluded.${column}`)),
@@ -450,11 +565,11 @@ function effects(plan: UserWritePlan): Cte[] {
         RETURNING *`,
     ]),
     ...needed(
-      plan.boards.length > 0,
+      shape.boards,
       [
         // One number for every entry whose points change: who reached a score first.
         'seq',
-        sql`SELECT CASE WHEN ${boards.some((write) => write.seq === null)}
+        sql`SELECT CASE WHEN ${v.newSeq}
                       THEN nextval('leaderboard_reached_seq') END AS seq
         FROM guard`,
       ],
@@ -463,9 +578,9 @@ function effects(plan: UserWritePlan): Cte[] {
         sql`INSERT INTO leaderboard_entries
           (board, user_id, points, reached_seq, reached_at, updated_at, team_key)
         SELECT b.board, g.id, b.points, coalesce(b.seq, s.seq), now(), now(),
-               CASE WHEN b.new_team THEN ${newTeamKey}::text ELSE b.team_key END
+               CASE WHEN b.new_team THEN ${v.newTeamKey}::text ELSE b.team_key END
         FROM guard g CROSS JOIN seq s
-        CROSS JOIN jsonb_to_recordset(${JSON.stringify(boards)}::jsonb)
+        CROSS JOIN jsonb_to_recordset(${v.boards}::jsonb)
           AS b(board text, points integer, seq bigint, new_team boolean, team_key text)
         ON CONFLICT (board, user_id) DO UPDATE SET
           points = excluded.points,
@@ -487,12 +602,12 @@ function effects(plan: UserWritePlan): Cte[] {
                floor(random() * ${SHARDS})::smallint, k.n
         FROM (
           SELECT d.board,
-                 CASE WHEN d.new_team THEN ${newTeamKey}::text ELSE d.team_key END AS team_key,
+                 CASE WHEN d.new_team THEN ${v.newTeamKey}::text ELSE d.team_key END AS team_key,
                  d.level, d.points,
                  ${countBucket(sql`coalesce(d.seq, s.seq)`, sql`d.level`)} AS bucket,
                  sum(d.n) AS n
           FROM guard g CROSS JOIN seq s
-          CROSS JOIN jsonb_to_recordset(${JSON.stringify(deltas)}::jsonb)
+          CROSS JOIN jsonb_to_recordset(${v.deltas}::jsonb)
             AS d(board text, team_key text, new_team boolean, level smallint, points integer,
                  seq bigint, n integer)
           GROUP BY 1, 2, 3, 4, 5
@@ -504,21 +619,13 @@ function effects(plan: UserWritePlan): Cte[] {
         RETURNING 1`,
       ],
     ),
-    ...needed(plan.quests.length > 0, [
+    ...needed(shape.quests, [
       'quests',
       sql`INSERT INTO user_quests (user_id, quest_id, progress, target, status, completed_at, updated_at)
         SELECT g.id, q.quest_id, q.progress, q.target, q.status,
                CASE WHEN q.completed THEN now() END, now()
         FROM guard g
-        CROSS JOIN jsonb_to_recordset(${JSON.stringify(
-          plan.quests.map((quest) => ({
-            quest_id: quest.questId,
-            progress: quest.progress,
-            target: quest.target,
-            status: quest.status,
-            completed: quest.completedAt !== null,
-          })),
-        )}::jsonb) AS q(quest_id text, progress integer, target integer, status text, completed boolean)
+        CROSS JOIN jsonb_to_recordset(${v.quests}::jsonb) AS q(quest_id text, progress integer, target integer, status text, completed boolean)
         ON CONFLICT (user_id, quest_id) DO UPDATE SET
           progress = excluded.progress,
           target = excluded.target,
@@ -528,22 +635,13 @@ function effects(plan: UserWritePlan): Cte[] {
           updated_at = now()
         RETURNING quest_id, progress, target, status, completed_at`,
     ]),
-    ...needed(plan.credits.length > 0, [
+    ...needed(shape.credits, [
       'ledger',
       sql`INSERT INTO points_ledger
           (user_id, delta, reason, quest_id, idempotency_key, balance_after, created_at)
         SELECT g.id, c.delta, c.reason, c.quest_id, c.idempotency_key, c.balance_after, now()
         FROM guard g
-        CROSS JOIN jsonb_to_recordset(${JSON.stringify(
-          plan.credits.map((credit, ord) => ({
-            ord,
-            delta: credit.delta,
-            reason: credit.reason,
-            quest_id: credit.questId,
-            idempotency_key: credit.key,
-            balance_after: credit.balanceAfter,
-          })),
-        )}::jsonb) AS c(ord integer, delta integer, reason text, quest_id text,
+        CROSS JOIN jsonb_to_recordset(${v.credits}::jsonb) AS c(ord integer, delta integer, reason text, quest_id text,
                         idempotency_key text, balance_after integer)
         ORDER BY c.ord
         RETURNING *`,
@@ -553,42 +651,41 @@ function effects(plan: UserWritePlan): Cte[] {
     // this CTE first, so the delete has happened when it runs. Any other row
     // makes the insert fail on the primary key: the statement writes nothing.
     ...needed(
-      handle?.claimKey !== undefined,
+      shape.claim,
       [
         'handle_free',
         sql`DELETE FROM handle_claims c USING guard g
-        WHERE c.handle_key = ${handle?.claimKey ?? null}::text
+        WHERE c.handle_key = ${v.claimKey}::text
           AND (c.user_id = g.id OR c.reserved_until <= now())
         RETURNING c.handle_key`,
       ],
       [
         'handle_claim',
         sql`INSERT INTO handle_claims (handle_key, user_id, reserved_until, updated_at)
-        SELECT ${handle?.claimKey ?? null}::text, g.id, NULL, now() FROM guard g
-        WHERE ${handle?.claimKey !== undefined} AND (SELECT count(*) FROM handle_free) >= 0
+        SELECT ${v.claimKey}::text, g.id, NULL, now() FROM guard g
+        WHERE ${v.hasClaim} AND (SELECT count(*) FROM handle_free) >= 0
         RETURNING handle_key`,
       ],
     ),
     // Reserved until now() + 0 days is free at once: an expired reservation.
-    ...needed(handle?.release !== undefined, [
+    ...needed(shape.release, [
       'handle_release',
       sql`UPDATE handle_claims c SET
-          reserved_until = now() + make_interval(days => ${handle?.release?.reserveDays ?? 0}::integer),
+          reserved_until = now() + make_interval(days => ${v.reserveDays}::integer),
           updated_at = now()
         FROM guard g
-        WHERE c.handle_key = ${handle?.release?.key ?? null}::text AND c.user_id = g.id
+        WHERE c.handle_key = ${v.releaseKey}::text AND c.user_id = g.id
         RETURNING c.handle_key`,
     ]),
-    ...needed(handle !== undefined, [
+    ...needed(shape.handle, [
       'handle_logged',
       sql`INSERT INTO handle_history (user_id, old_handle, new_handle, kind, changed_at)
-        SELECT g.id, ${handle?.history.oldHandle ?? null}::text, ${handle?.history.newHandle ?? null}::text,
-               ${handle?.history.kind ?? null}::text, now()
+        SELECT g.id, ${v.oldHandle}::text, ${v.newHandle}::text, ${v.handleKind}::text, now()
         FROM guard g
-        WHERE ${handle !== undefined}
+        WHERE ${v.hasHandle}
         RETURNING id`,
     ]),
-    ...liveEvents(plan),
+    ...liveEvents(shape, v),
   ];
 }
 
@@ -599,15 +696,12 @@ function effects(plan: UserWritePlan): Cte[] {
  * were); the previous rank is the stored entry in the same snapshot (null
  * when the user had none, or was on another team's board).
  */
-function liveEvents(plan: UserWritePlan): Cte[] {
-  const events = plan.events ?? [];
-  const team = plan.team.favoriteTeam;
-  const allTime = plan.boards.some((write) => write.board === ALL_TIME_BOARD);
-  const announce = plan.announceRanks === true && allTime;
-  if (events.length === 0 && !announce) return [];
+function liveEvents(shape: WriteShape, v: Record<keyof WriteValues, Slot>): Cte[] {
+  if (shape.live === 'none') return [];
+  const announce = shape.live === 'announce';
   // Rank expressions are only sent where they can have a value: a previous
   // rank needs a stored all-time entry, a team rank a team.
-  const before = plan.boards.find((write) => write.board === ALL_TIME_BOARD)?.before;
+  const before = shape.before;
   const dateText = sql`to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   const at = (alias: string, teamKey: RawBuilder<string> | undefined) =>
     rankExpression({
@@ -640,13 +734,13 @@ function liveEvents(plan: UserWritePlan): Cte[] {
                      : sql`NULL`
                  } AS previous_rank
           ${
-            team === null
+            !shape.team
               ? sql``
               : sql`UNION ALL
-          SELECT 1, 'team', ${team}::text,
+          SELECT 1, 'team', ${v.team}::text,
                  ${at('n', sql<string>`n.team_key`)},
                  ${
-                   before?.teamKey
+                   shape.beforeTeam
                      ? sql`CASE WHEN me.team_key = n.team_key
                                THEN ${at('me', sql<string>`me.team_key`)} END`
                      : sql`NULL`
@@ -667,13 +761,11 @@ function liveEvents(plan: UserWritePlan): Cte[] {
                ELSE e.payload END
         FROM guard g CROSS JOIN (
           SELECT p.ord, p.type, p.payload
-          FROM jsonb_to_recordset(${JSON.stringify(
-            events.map((event, ord) => ({ ord, type: event.type, payload: event.payload })),
-          )}::jsonb) AS p(ord integer, type text, payload jsonb)
+          FROM jsonb_to_recordset(${v.events}::jsonb) AS p(ord integer, type text, payload jsonb)
           ${
             announce
               ? sql`UNION ALL
-          SELECT ${events.length}::integer + r.ord, 'rank_changed',
+          SELECT ${v.eventCount}::integer + r.ord, 'rank_changed',
             jsonb_build_object('board', r.board, 'team', r.team, 'rank', r.rank,
                                'previousRank', r.previous_rank)
           FROM ranks r WHERE r.rank IS DISTINCT FROM r.previous_rank`
@@ -700,41 +792,21 @@ interface WriteRow extends UserRow {
   currentState: StateRow | null;
 }
 
-const plainInstances = new WeakMap<Kysely<Database>, Kysely<Database>>();
-
-/**
- * `db` without its plugins, to compile the write statement with: it is raw
- * SQL in the database's own snake_case names (the embedded state read is
- * compiled once, with them), so CamelCasePlugin would only copy every node
- * of a large tree on every write (docs/PERFORMANCE.md). Its rows still come
- * back through `db` and its plugins.
- */
-function withoutPlugins(db: Kysely<Database>): Kysely<Database> {
-  let plain = plainInstances.get(db);
-  if (!plain) {
-    plain = db.withoutPlugins();
-    plainInstances.set(db, plain);
-  }
-  return plain;
-}
-
-/**
- * Applies `plan` in one statement if the user is still at `plan.expectedVersion`.
- * See the top of this file.
- */
-export async function applyUserWrite(
+/** The write statement of `shape`; `v` holds Slots (see `effects`). */
+function writeStatement(
   db: Kysely<Database>,
-  plan: UserWritePlan,
-): Promise<UserWriteResult> {
+  shape: WriteShape,
+  v: Record<keyof WriteValues, Slot>,
+): RawBuilder<WriteRow> {
   const guard = sql`UPDATE users SET
       version = version + 1,
-      onboarded_at = CASE WHEN ${plan.onboard} THEN coalesce(onboarded_at, now())
+      onboarded_at = CASE WHEN ${v.onboard} THEN coalesce(onboarded_at, now())
                           ELSE onboarded_at END,
-      updated_at = CASE WHEN ${plan.onboard} AND onboarded_at IS NULL THEN now()
+      updated_at = CASE WHEN ${v.onboard} AND onboarded_at IS NULL THEN now()
                         ELSE updated_at END
-    WHERE id = ${plan.userId} AND version = ${plan.expectedVersion}
+    WHERE id = ${v.userId} AND version = ${v.expectedVersion}
     RETURNING *`;
-  const effectList = effects(plan);
+  const effectList = effects(shape, v);
   const has = new Set(effectList.map(([name]) => name));
   const ctes = [['guard', guard] as const, ...effectList].map(
     ([name, statement]) => sql`${sql.id(name)} AS (${statement})`,
@@ -744,7 +816,7 @@ export async function applyUserWrite(
     has.has(cte) ? value : sql.raw(empty);
   // The snapshot every CTE reads is from before the write: the history is the
   // ledger rows this statement inserted followed by the newest older ones.
-  const statement = sql<WriteRow>`WITH ${sql.join(ctes)}
+  return sql<WriteRow>`WITH ${sql.join(ctes)}
     SELECT g.*, now() AS written_at,
       ${from('profile', sql`(SELECT to_json(p) FROM profile p)`, 'NULL::json')} AS written_profile,
       ${from(
@@ -753,10 +825,10 @@ export async function applyUserWrite(
         `'[]'::json`,
       )} AS new_ledger,
       ${
-        plan.historyLimit > 0
+        shape.history
           ? sql`(SELECT coalesce(json_agg(${LEDGER_JSON} ORDER BY l.id DESC), '[]') FROM (
          SELECT * FROM points_ledger
-         WHERE user_id = g.id ORDER BY id DESC LIMIT ${plan.historyLimit}::integer) l)`
+         WHERE user_id = g.id ORDER BY id DESC LIMIT ${v.historyLimit}::integer) l)`
           : sql`'[]'::json`
       } AS older_ledger,
       ${from(
@@ -775,7 +847,7 @@ export async function applyUserWrite(
         `'[]'::json`,
       )} AS written_quests,
       ${
-        !plan.rank
+        !shape.rank
           ? sql`NULL`
           : has.has('ranks')
             ? sql`(SELECT rank::text FROM ranks WHERE ord = 0)`
@@ -783,24 +855,57 @@ export async function applyUserWrite(
       } AS rank,
       ${from('notified', sql`(SELECT count(*) FROM notified)`, '0')} AS notified,
       ${
-        plan.returnStateOnBoards
+        shape.returnState
           ? sql`CASE WHEN g.id IS NULL THEN (
         SELECT to_json(s)
-        FROM (SELECT ${plan.userId}::uuid AS user_id,
-                     ${JSON.stringify(plan.returnStateOnBoards)}::text AS boards) AS state_args
+        FROM (SELECT ${v.userId}::uuid AS user_id,
+                     ${v.stateBoards}::text AS boards) AS state_args
         CROSS JOIN LATERAL (${sql.raw(stateReadSql(db))}) s
       ) END`
           : sql`NULL::json`
       } AS current_state
     FROM (SELECT 1) AS one LEFT JOIN guard g ON true`;
+}
 
+/** The write statement of each shape, compiled (writeTemplate). */
+const templates = new Map<string, StatementTemplate>();
+/** Shapes past this many are compiled on every write (they would be rare ones). */
+const MAX_TEMPLATES = 256;
+
+/**
+ * The statement for plans of `shape`, with Slots for its values, compiled
+ * once. It is compiled on `db` without its plugins: it is raw SQL in the
+ * database's own snake_case names (the embedded state read is compiled
+ * once, with them). Its rows still come back through `db` and its plugins.
+ */
+function writeTemplate(db: Kysely<Database>, shape: WriteShape): StatementTemplate {
+  const key = Object.values(shape).join();
+  let template = templates.get(key);
+  if (!template) {
+    template = templateOf(writeStatement(db, shape, SLOTS).compile(db.withoutPlugins()));
+    if (templates.size < MAX_TEMPLATES) templates.set(key, template);
+  }
+  return template;
+}
+
+/**
+ * Applies `plan` in one statement if the user is still at `plan.expectedVersion`.
+ * See the top of this file.
+ */
+export async function applyUserWrite(
+  db: Kysely<Database>,
+  plan: UserWritePlan,
+): Promise<UserWriteResult> {
+  const values = writeValues(plan);
+  const compiled = fillTemplate(
+    writeTemplate(db, writeShape(plan)),
+    (key) => values[key as keyof WriteValues],
+  );
   let row: WriteRow | undefined;
   try {
-    const compiled = statement.compile(withoutPlugins(db));
-    nameStatement(compiled.sql);
     ({
       rows: [row],
-    } = await db.executeQuery(compiled));
+    } = await db.executeQuery<WriteRow>(compiled));
   } catch (error) {
     if (
       isUniqueViolation(error, 'profiles_handle_lower_key') ||
