@@ -1,4 +1,5 @@
-import express, { type Express } from 'express';
+import type { RequestListener } from 'node:http';
+import express from 'express';
 import type { Redis } from 'ioredis';
 import type { DatabaseHandle } from '../db/database.js';
 import { appRouter } from '../routers/index.js';
@@ -41,8 +42,10 @@ export interface AppOptions {
 }
 
 /**
- * Builds the Express app. No side effects: nothing listens, nothing connects;
- * the server entry and the tests both call this with their own collaborators.
+ * Builds the service's request listener: the fast lane (src/http/fast-lane.ts),
+ * and the Express app for every request the lane does not take. No side
+ * effects: nothing listens, nothing connects; the server entry and the tests
+ * both call this with their own collaborators and serve it with node:http.
  * This is the composition root: the only file under src/ that imports
  * routers/; the faces and the OpenAPI builder are handed the router.
  */
@@ -54,7 +57,7 @@ export function createApp({
   live,
   rateLimitStore,
   clock = () => new Date(),
-}: AppOptions): Express {
+}: AppOptions): RequestListener {
   const limiter = (name: string, perMinute: number) =>
     createRateLimiter({
       name,
@@ -82,17 +85,17 @@ export function createApp({
   // helmet's CSP is the API's; a route serving HTML (GET /docs) sets its own header over it.
   const security = [securityHeaders(), corsPolicy(config.corsOrigins)];
   const ipLimit = ipRateLimit(limiter('ip:', config.rateLimit.perIp));
-  app.use(
-    fastLane({
-      requestContext: context,
-      headers: recordHeaders(security),
-      ipLimit,
-      restRoutes: fastRoutes(appRouter),
-      rest: restShortCut(deps, appRouter),
-      trpcMutations: fastMutations(appRouter),
-      trpc: trpcShortCut(deps, appRouter),
-    }),
-  );
+  const lane = fastLane({
+    app,
+    errorHandler,
+    requestContext: context,
+    headers: recordHeaders(security),
+    ipLimit,
+    restRoutes: fastRoutes(appRouter),
+    rest: restShortCut(deps, appRouter),
+    trpcMutations: fastMutations(appRouter),
+    trpc: trpcShortCut(deps, appRouter),
+  });
   app.use(context);
   app.use(security);
 
@@ -123,5 +126,7 @@ export function createApp({
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.
   app.use(ipLimit, jsonBody(), restHandler(deps, appRouter, openApiDocument));
   app.use(errorHandler);
-  return app;
+  return (req, res) => {
+    if (!lane(req, res)) app(req, res);
+  };
 }

@@ -1,4 +1,4 @@
-import type { Server, ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { createDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { createApp } from './app.js';
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     ? connectRateLimitStore(config.rateLimit.redisUrl, logger)
     : undefined;
   const app = createApp({ config, database, verifier, logger, live, rateLimitStore });
-  const server = app.listen(config.port, config.host);
+  const server = createServer(app).listen(config.port, config.host);
   hardenServer(server, logger);
   const inFlight = trackResponses(server);
   await new Promise<void>((resolve, reject) => {

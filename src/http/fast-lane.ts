@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Request, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
 import {
   BODY_LIMIT_BYTES,
   bodyParserError,
@@ -9,23 +9,28 @@ import {
 } from './body.js';
 
 /**
- * The fast lane: the first middleware of the app, for the requests that
+ * The fast lane: in front of the Express app, for the requests that
  * carry the write load — a documented JSON mutation on a fixed REST path
  * (PATCH /api/user, POST /api/user/profile) or a single tRPC mutation — sent
  * the plain way: no Origin header (so no CORS decision), no query string, a
  * JSON media type the API accepts, no Content-Encoding, and a Content-Length
- * of 1 byte to 16 KiB (so no chunked body). Such a request skips the rest
- * of Express's chain (its router, helmet's and cors's per-request work,
- * body-parser) and runs the same steps in a row: the chain's own request
+ * of 1 byte to 16 KiB (so no chunked body). Such a request skips Express's
+ * chain (its router, helmet's and cors's per-request work, body-parser) and
+ * runs the same steps in a row: the chain's own request
  * context, the API's response headers (recorded once from the chain's
  * security middlewares), the chain's
  * per-IP limit, the body rules of src/http/body.ts, and the face's short-cut
  * (rest-fast.ts, trpc-fast.ts). Its errors go to the app's error handler,
- * like the chain's. Every other request, browsers' included, takes the chain.
+ * like the chain's. It returns false for every other request, browsers'
+ * included, which then takes the chain.
  * Why: docs/DECISIONS.md ("The fast lane"); that both answer alike:
  * test/integration/fast-path-parity.test.ts.
  */
 export function fastLane(parts: {
+  /** The Express app whose request and response the lane's steps expect. */
+  app: Express;
+  /** The app's error handler: the lane's errors are answered as the chain's. */
+  errorHandler: ErrorRequestHandler;
   /** The chain's first middleware: request id, logger, the request log line. */
   requestContext: RequestHandler;
   /** Headers every API response carries (recordHeaders of the chain's security middlewares). */
@@ -37,14 +42,23 @@ export function fastLane(parts: {
   /** Procedures the tRPC short-cut serves at /trpc/<procedure> (fastMutations). */
   trpcMutations: ReadonlySet<string>;
   trpc: RequestHandler;
-}): RequestHandler {
-  return (req, res, next) => {
-    const face = laneFace(req, parts.restRoutes, parts.trpcMutations);
-    if (face === undefined) {
-      next();
-      return;
-    }
+}): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (incoming, outgoing) => {
+    const face = laneFace(incoming, parts.restRoutes, parts.trpcMutations);
+    if (face === undefined) return false;
+    // What Express's app.handle gives each request (its request and response
+    // prototypes, the cross links, res.locals) and its router's originalUrl:
+    // the lane's steps are the chain's own middlewares.
+    const req = incoming as Request;
+    const res = outgoing as Response;
+    req.res = res;
+    res.req = req;
+    Object.setPrototypeOf(req, parts.app.request);
+    Object.setPrototypeOf(res, parts.app.response);
+    res.locals = Object.create(null) as Response['locals'];
+    req.originalUrl = req.url;
     req.fastLane = true;
+    const next = (error: unknown) => parts.errorHandler(error, req, res, () => {});
     parts.requestContext(req, res, () => {
       for (const [name, value] of parts.headers) res.setHeader(name, value);
       parts.ipLimit(req, res, (limited?: unknown) => {
@@ -89,12 +103,13 @@ export function fastLane(parts: {
         });
       });
     });
+    return true;
   };
 }
 
 /** Which short-cut a request goes to through the lane, or undefined for the chain. */
 function laneFace(
-  req: Request,
+  req: IncomingMessage,
   restRoutes: ReadonlyMap<string, string>,
   trpcMutations: ReadonlySet<string>,
 ): 'rest' | 'trpc' | undefined {
@@ -104,12 +119,13 @@ function laneFace(
   const length = Number(headers['content-length']);
   if (!(length >= 1 && length <= BODY_LIMIT_BYTES)) return undefined;
   if (jsonMediaTypeError(headers['content-type']) !== undefined) return undefined;
-  if (restRoutes.has(`${req.method} ${req.url}`)) return 'rest';
+  const url = req.url ?? '';
+  if (restRoutes.has(`${req.method} ${url}`)) return 'rest';
   if (
     req.method === 'POST' &&
-    req.url.startsWith(`${TRPC_MOUNT}/`) &&
+    url.startsWith(`${TRPC_MOUNT}/`) &&
     headers['trpc-accept'] === undefined &&
-    trpcMutations.has(req.url.slice(TRPC_MOUNT.length + 1))
+    trpcMutations.has(url.slice(TRPC_MOUNT.length + 1))
   ) {
     return 'trpc';
   }
