@@ -14,8 +14,9 @@
  * BENCH_NODE_FLAGS (node flags for the service), BENCH_CPU_PROF=1 (write a
  * .cpuprofile of the service to bench/results/), BENCH_KEEP_DB=1,
  * BENCH_COMPARE=<git ref> (also build that commit of the service in a temporary
- * worktree and run it as a fourth side, "previous", in every round: a
- * before/after from one run; the ref must have the same migrations).
+ * worktree and run it as a fourth side, "previous", in every round, on its
+ * own pool of users: a before/after from one run; the ref must have the same
+ * migrations).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
@@ -170,13 +171,12 @@ async function main(): Promise<void> {
     const targets: Partial<Record<Side, Running>> = { service, baseline, floor, previous };
 
     log(`onboarding ${settings.users} users through the service`);
-    const poolFile = path.join(outDir, 'tokens-pool.tsv');
-    const pool = Array.from({ length: settings.users }, (_, i) => ({
-      token: issuer.sign(`pool-${i}`),
-      handle: `pool_${i}`,
-    }));
-    writeFileSync(poolFile, pool.map((u) => `${u.token}\t${u.handle}`).join('\n'));
-    await onboardPool(service.url, pool);
+    const poolFile = await userPool(issuer, service.url, 'pool');
+    // The previous build writes its own users: a write by one build moves the
+    // users' versions under the other's state cache (src/services/state-cache.ts),
+    // which would cost each a read and a second write per user per round.
+    const previousPoolFile = previous && (await userPool(issuer, service.url, 'prev'));
+    const poolOf = (side: Side) => (side === 'previous' ? previousPoolFile! : poolFile);
 
     const samples: Sample[] = [];
     const selected = env.BENCH_SCENARIOS?.split(',') ?? SCENARIOS.map((s) => s.name);
@@ -192,7 +192,7 @@ async function main(): Promise<void> {
         const file =
           scenario.kind === 'fresh'
             ? freshTokens(issuer, `${scenario.name}-${side}-warm`, settings.warmup)
-            : poolFile;
+            : poolOf(side);
         await load(target, scenario, file, settings.warmup);
       }
       for (let round = 1; round <= settings.rounds; round++) {
@@ -203,7 +203,7 @@ async function main(): Promise<void> {
           const file =
             scenario.kind === 'fresh'
               ? freshTokens(issuer, `${scenario.name}-${side}-${round}`, settings.duration)
-              : poolFile;
+              : poolOf(side);
           const sample = { ...(await load(target, scenario, file, settings.duration)), round };
           samples.push(sample);
           log(
@@ -345,6 +345,18 @@ async function stop(server: Running): Promise<void> {
   const exited = new Promise((resolve) => server.child.once('exit', resolve));
   server.child.kill('SIGTERM');
   await exited;
+}
+
+/** Onboards BENCH_USERS users `<prefix>-<i>` and writes their tokens and handles to a file. */
+async function userPool(issuer: BenchIssuer, url: string, prefix: string): Promise<string> {
+  const file = path.join(outDir, `tokens-${prefix}.tsv`);
+  const pool = Array.from({ length: settings.users }, (_, i) => ({
+    token: issuer.sign(`${prefix}-${i}`),
+    handle: `${prefix}_${i}`,
+  }));
+  writeFileSync(file, pool.map((u) => `${u.token}\t${u.handle}`).join('\n'));
+  await onboardPool(url, pool);
+  return file;
 }
 
 async function onboardPool(url: string, users: { token: string; handle: string }[]): Promise<void> {
