@@ -33,7 +33,7 @@ export function statementName(text: string): string | undefined {
   return NAMES.get(text);
 }
 
-/** Marks where a value goes in a statement compiled once (compileTemplate). */
+/** Marks where a value goes in a statement compiled once (templateOf). */
 export class Slot {
   constructor(readonly key: string | number) {}
 }
