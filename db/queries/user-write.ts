@@ -487,7 +487,6 @@ function writeValues(plan: UserWritePlan) {
     userId: plan.userId,
     expectedVersion: plan.expectedVersion,
     onboard: plan.onboard,
-    hasProfile: profile !== undefined,
     ...(Object.fromEntries(PROFILE_FIELDS.map((field) => [field, profile?.[field] ?? null])) as {
       [field in keyof ProfileFields]: string | null;
     }),
@@ -516,10 +515,8 @@ function writeValues(plan: UserWritePlan) {
       })),
     ),
     claimKey: handle?.claimKey ?? null,
-    hasClaim: handle?.claimKey !== undefined,
     releaseKey: handle?.release?.key ?? null,
     reserveDays: handle?.release?.reserveDays ?? 0,
-    hasHandle: handle !== undefined,
     oldHandle: handle?.history.oldHandle ?? null,
     newHandle: handle?.history.newHandle ?? null,
     handleKind: handle?.history.kind ?? null,
@@ -556,7 +553,6 @@ function effects(shape: WriteShape, v: Record<keyof WriteValues, Slot>): Cte[] {
       'profile',
       sql`INSERT INTO profiles (user_id, ${profileColumns}, created_at, updated_at)
         SELECT g.id, ${sql.join(profileValues)}, now(), now() FROM guard g
-        WHERE ${v.hasProfile}
         ON CONFLICT (user_id) DO UPDATE SET
           ${sql.join(
             PROFILE_COLUMNS.slice(1, 9).map((column) => sql.raw(`${column} = excluded.${column}`)),
@@ -663,7 +659,7 @@ function effects(shape: WriteShape, v: Record<keyof WriteValues, Slot>): Cte[] {
         'handle_claim',
         sql`INSERT INTO handle_claims (handle_key, user_id, reserved_until, updated_at)
         SELECT ${v.claimKey}::text, g.id, NULL, now() FROM guard g
-        WHERE ${v.hasClaim} AND (SELECT count(*) FROM handle_free) >= 0
+        WHERE (SELECT count(*) FROM handle_free) >= 0
         RETURNING handle_key`,
       ],
     ),
@@ -682,7 +678,6 @@ function effects(shape: WriteShape, v: Record<keyof WriteValues, Slot>): Cte[] {
       sql`INSERT INTO handle_history (user_id, old_handle, new_handle, kind, changed_at)
         SELECT g.id, ${v.oldHandle}::text, ${v.newHandle}::text, ${v.handleKind}::text, now()
         FROM guard g
-        WHERE ${v.hasHandle}
         RETURNING id`,
     ]),
     ...liveEvents(shape, v),
