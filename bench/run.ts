@@ -349,12 +349,11 @@ async function stop(server: Running): Promise<void> {
 
 /** Onboards BENCH_USERS users `<prefix>-<i>` and writes their tokens and handles to a file. */
 async function userPool(issuer: BenchIssuer, url: string, prefix: string): Promise<string> {
-  const file = path.join(outDir, `tokens-${prefix}.tsv`);
   const pool = Array.from({ length: settings.users }, (_, i) => ({
     token: issuer.sign(`${prefix}-${i}`),
     handle: `${prefix}_${i}`,
   }));
-  writeFileSync(file, pool.map((u) => `${u.token}\t${u.handle}`).join('\n'));
+  const file = tokenFile(prefix, pool);
   await onboardPool(url, pool);
   return file;
 }
@@ -384,13 +383,19 @@ let freshCounter = 0;
 /** A file of tokens for users nobody has seen yet, enough for `seconds` of load. */
 function freshTokens(issuer: BenchIssuer, label: string, seconds: number): string {
   const count = Math.ceil(seconds * settings.freshRate);
-  const lines: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const id = freshCounter++;
-    lines.push(`${issuer.sign(`fresh-${id}`)}\tf_${id}`);
-  }
+  return tokenFile(
+    label,
+    Array.from({ length: count }, () => {
+      const id = freshCounter++;
+      return { token: issuer.sign(`fresh-${id}`), handle: `f_${id}` };
+    }),
+  );
+}
+
+/** Writes `users` as bench/load.lua reads them (token TAB handle per line); returns the file. */
+function tokenFile(label: string, users: { token: string; handle: string }[]): string {
   const file = path.join(outDir, `tokens-${label}.tsv`);
-  writeFileSync(file, lines.join('\n'));
+  writeFileSync(file, users.map((u) => `${u.token}\t${u.handle}`).join('\n'));
   return file;
 }
 
