@@ -1,4 +1,4 @@
-import type { RequestListener } from 'node:http';
+import type { Server } from 'node:http';
 import express from 'express';
 import type { Redis } from 'ioredis';
 import type { DatabaseHandle } from '../db/database.js';
@@ -9,6 +9,7 @@ import { UserStateCache } from './services/state-cache.js';
 import type { AuthVerifier } from './auth/verifier.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './trpc/context.js';
+import { appServer } from './http/app-server.js';
 import { docsRouter } from './http/docs.js';
 import { headAsGet, noHeadOnSubscriptions } from './http/head.js';
 import { ipRateLimit } from './http/ip-rate-limit.js';
@@ -42,10 +43,11 @@ export interface AppOptions {
 }
 
 /**
- * Builds the service's request listener: the fast lane (src/http/fast-lane.ts),
- * and the Express app for every request the lane does not take. No side
- * effects: nothing listens, nothing connects; the server entry and the tests
- * both call this with their own collaborators and serve it with node:http.
+ * Builds the service's HTTP server (src/http/app-server.ts): the fast lane
+ * (src/http/fast-lane.ts), and the Express app for every request the lane
+ * does not take. No side effects: nothing listens, nothing connects; the
+ * server entry and the tests both call this with their own collaborators
+ * and make it listen.
  * This is the composition root: the only file under src/ that imports
  * routers/; the faces and the OpenAPI builder are handed the router.
  */
@@ -57,7 +59,7 @@ export function createApp({
   live,
   rateLimitStore,
   clock = () => new Date(),
-}: AppOptions): RequestListener {
+}: AppOptions): Server {
   const limiter = (name: string, perMinute: number) =>
     createRateLimiter({
       name,
@@ -126,7 +128,7 @@ export function createApp({
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.
   app.use(ipLimit, jsonBody(), restHandler(deps, appRouter, openApiDocument));
   app.use(errorHandler);
-  return (req, res) => {
+  return appServer(app, (req, res) => {
     if (!lane(req, res)) app(req, res);
-  };
+  });
 }

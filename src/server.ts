@@ -1,4 +1,4 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { createDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { createApp } from './app.js';
@@ -45,8 +45,10 @@ async function main(): Promise<void> {
   const rateLimitStore = config.rateLimit.redisUrl
     ? connectRateLimitStore(config.rateLimit.redisUrl, logger)
     : undefined;
-  const app = createApp({ config, database, verifier, logger, live, rateLimitStore });
-  const server = createServer(app).listen(config.port, config.host);
+  const server = createApp({ config, database, verifier, logger, live, rateLimitStore }).listen(
+    config.port,
+    config.host,
+  );
   hardenServer(server, logger);
   const inFlight = trackResponses(server);
   await new Promise<void>((resolve, reject) => {

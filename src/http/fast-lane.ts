@@ -48,7 +48,9 @@ export function fastLane(parts: {
     if (face === undefined) return false;
     // What Express's app.handle gives each request (its request and response
     // prototypes, the cross links, res.locals) and its router's originalUrl:
-    // the lane's steps are the chain's own middlewares.
+    // the lane's steps are the chain's own middlewares. The app's server
+    // makes requests with those prototypes already (src/http/app-server.ts),
+    // so setting them changes nothing there.
     const req = incoming as Request;
     const res = outgoing as Response;
     req.res = res;

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
 import { createTRPCClient, httpLink, type TRPCClient } from '@trpc/client';
@@ -113,7 +113,7 @@ export async function startTestApp(options: {
     ...(options.clock && { clock: options.clock }),
   });
   const server: Server = await new Promise((resolve) => {
-    const s = createServer(app).listen(0, '127.0.0.1', () => resolve(s));
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   hardenServer(server, logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,0 +1,54 @@
+import {
+  createServer,
+  IncomingMessage,
+  ServerResponse,
+  type RequestListener,
+  type Server,
+} from 'node:http';
+import type { Express } from 'express';
+
+/**
+ * A node:http server (not listening) whose requests and responses are born
+ * with the Express app's prototypes (`app.request`, `app.response`).
+ *
+ * Why: Express's `app.handle`, and the fast lane after it, give every request
+ * those prototypes with `Object.setPrototypeOf`. On an object that already
+ * carries its own fields, V8 builds new hidden classes for each such call,
+ * in old space: in `npm run bench` that was the main cause of the service's
+ * mark-compacts, the pauses its p99 came from (docs/PERFORMANCE.md). Made with
+ * the right prototype, both calls find it already set and change nothing;
+ * they stay, for a server built any other way.
+ *
+ * The constructors run Node's own on the new object, as a subclass written
+ * the pre-class way does, so whatever Node's constructors set up is set up.
+ * (`Reflect.construct` with the app's prototype would too, but V8 then builds
+ * new hidden classes for every object again.) Node 20 and 22 define both as
+ * plain functions; should a later Node make them classes, which cannot be
+ * called that way, this falls back to Node's own and the prototypes are set
+ * per request as before.
+ */
+export function appServer(app: Express, listener: RequestListener): Server {
+  if (isClass(IncomingMessage) || isClass(ServerResponse)) return createServer(listener);
+  const incoming = IncomingMessage as unknown as (this: object, ...args: unknown[]) => void;
+  const outgoing = ServerResponse as unknown as (this: object, ...args: unknown[]) => void;
+  function AppRequest(this: object, ...args: unknown[]): void {
+    incoming.apply(this, args);
+  }
+  AppRequest.prototype = app.request;
+  function AppResponse(this: object, ...args: unknown[]): void {
+    outgoing.apply(this, args);
+  }
+  AppResponse.prototype = app.response;
+  return createServer(
+    {
+      IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
+      ServerResponse: AppResponse as unknown as typeof ServerResponse,
+    },
+    listener,
+  );
+}
+
+/** True for a constructor written as an ES class, which cannot be called without `new`. */
+export function isClass(constructor: unknown): boolean {
+  return /^class\b/.test(Function.prototype.toString.call(constructor));
+}
