@@ -15,7 +15,7 @@ import type { Express } from 'express';
  * those prototypes with `Object.setPrototypeOf`. On an object that already
  * carries its own fields, V8 builds new hidden classes for each such call,
  * in old space: in `npm run bench` that was the main cause of the service's
- * mark-compacts, the pauses its p99 came from (docs/PERFORMANCE.md). Made with
+ * mark-compacts, and about a fifth of a PATCH's CPU (docs/PERFORMANCE.md). Made with
  * the right prototype, both calls find it already set and change nothing;
  * they stay, for a server built any other way.
  *
@@ -27,10 +27,15 @@ import type { Express } from 'express';
  * called that way, this falls back to Node's own and the prototypes are set
  * per request as before.
  */
-export function appServer(app: Express, listener: RequestListener): Server {
-  if (isClass(IncomingMessage) || isClass(ServerResponse)) return createServer(listener);
-  const incoming = IncomingMessage as unknown as (this: object, ...args: unknown[]) => void;
-  const outgoing = ServerResponse as unknown as (this: object, ...args: unknown[]) => void;
+export function appServer(
+  app: Express,
+  listener: RequestListener,
+  /** Node's own; the tests pass classes to see the fallback. */
+  base: { IncomingMessage: unknown; ServerResponse: unknown } = { IncomingMessage, ServerResponse },
+): Server {
+  if (isClass(base.IncomingMessage) || isClass(base.ServerResponse)) return createServer(listener);
+  const incoming = base.IncomingMessage as (this: object, ...args: unknown[]) => void;
+  const outgoing = base.ServerResponse as (this: object, ...args: unknown[]) => void;
   function AppRequest(this: object, ...args: unknown[]): void {
     incoming.apply(this, args);
   }

@@ -12,16 +12,24 @@ describe('appServer: requests born with the Express app prototypes', () => {
     if (open) await new Promise((resolve) => open.close(resolve));
   });
 
-  async function serve(app: Express, seen: unknown[]): Promise<string> {
-    server = appServer(app, (req, res) => {
-      // Before Express's app.handle sets anything.
-      seen.push({
-        request: Object.getPrototypeOf(req) === app.request,
-        response: Object.getPrototypeOf(res) === app.response,
-        node: req instanceof IncomingMessage && res instanceof ServerResponse,
-      });
-      app(req, res);
-    });
+  async function serve(
+    app: Express,
+    seen: unknown[],
+    base?: Parameters<typeof appServer>[2],
+  ): Promise<string> {
+    server = appServer(
+      app,
+      (req, res) => {
+        // Before Express's app.handle sets anything.
+        seen.push({
+          request: Object.getPrototypeOf(req) === app.request,
+          response: Object.getPrototypeOf(res) === app.response,
+          node: req instanceof IncomingMessage && res instanceof ServerResponse,
+        });
+        app(req, res);
+      },
+      base,
+    );
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
   }
@@ -55,6 +63,22 @@ describe('appServer: requests born with the Express app prototypes', () => {
     const response = await fetch(`${url}/nowhere`);
     expect(response.status).toBe(404);
     expect(seen).toEqual([{ request: true, response: true, node: true }]);
+  });
+
+  it('falls back to Node’s own classes when the constructors are ES classes, and Express still answers', async () => {
+    class Incoming extends IncomingMessage {}
+    class Outgoing extends ServerResponse {}
+    const app = express();
+    app.get('/ip', (req, res) => {
+      res.json({ ip: req.ip, proto: Object.getPrototypeOf(req) === app.request });
+    });
+    const seen: unknown[] = [];
+    const url = await serve(app, seen, { IncomingMessage: Incoming, ServerResponse: Outgoing });
+    const response = await fetch(`${url}/ip`);
+    expect(response.status).toBe(200);
+    // Express's app.handle set the prototypes itself, after the listener saw Node's.
+    expect(await response.json()).toEqual({ ip: '127.0.0.1', proto: true });
+    expect(seen).toEqual([{ request: false, response: false, node: true }]);
   });
 
   it('takes the fast path on this Node: its request and response constructors are plain functions', () => {
