@@ -180,42 +180,54 @@ async function main(): Promise<void> {
 
     const samples: Sample[] = [];
     const selected = env.BENCH_SCENARIOS?.split(',') ?? SCENARIOS.map((s) => s.name);
-    for (const scenario of SCENARIOS.filter((s) => selected.includes(s.name))) {
-      const sides: Side[] = [
-        'service',
-        'baseline',
-        ...(scenario.floor ? (['floor'] as const) : []),
-        ...(previous ? (['previous'] as const) : []),
-      ];
-      for (const side of sides) {
-        const target = targets[side]!;
-        const file =
-          scenario.kind === 'fresh'
-            ? freshTokens(issuer, `${scenario.name}-${side}-warm`, settings.warmup)
-            : poolOf(side);
-        await load(target, scenario, file, settings.warmup);
-      }
-      for (let round = 1; round <= settings.rounds; round++) {
-        // Each round starts with the next side, so no side always runs first.
-        const order = sides.map((_, i) => sides[(i + round - 1) % sides.length]!);
-        for (const side of order) {
+    const sidesOf = (scenario: Scenario): Side[] => [
+      'service',
+      'baseline',
+      ...(scenario.floor ? (['floor'] as const) : []),
+      ...(previous ? (['previous'] as const) : []),
+    ];
+    // Scenarios of one kind (REST PATCH and tRPC updateUser, which issue 12
+    // compares with each other) run their rounds interleaved, so both see
+    // the same database and the same host: run one after the other, the
+    // second ran on a database the first had just churned (docs/PERFORMANCE.md).
+    for (const block of blocksOfKind(SCENARIOS.filter((s) => selected.includes(s.name)))) {
+      for (const scenario of block) {
+        for (const side of sidesOf(scenario)) {
           const target = targets[side]!;
           const file =
             scenario.kind === 'fresh'
-              ? freshTokens(issuer, `${scenario.name}-${side}-${round}`, settings.duration)
+              ? freshTokens(issuer, `${scenario.name}-${side}-warm`, settings.warmup)
               : poolOf(side);
-          const sample = { ...(await load(target, scenario, file, settings.duration)), round };
-          samples.push(sample);
-          log(
-            `${scenario.name} ${side} round ${round}: ${sample.rps.toFixed(0)} req/s, ` +
-              `${sample.cpuMsPerRequest.toFixed(2)} ms CPU/req ` +
-              `(+ ${sample.dbCpuMsPerRequest.toFixed(2)} ms in PostgreSQL), ` +
-              `p50 ${sample.p50Ms.toFixed(1)} ms, p99 ${sample.p99Ms.toFixed(1)} ms, ` +
-              `errors ${sample.errors}, RSS ${sample.rssPeakMb.toFixed(0)} MB`,
-          );
-          if (sample.errors > 0) log(`  ${side} stderr (tail): ${target.stderr().slice(-600)}`);
-          if (scenario.kind === 'fresh' && sample.created < sample.rps * settings.duration * 0.99) {
-            log(`  warning: only ${sample.created} of the requests were first-time onboardings`);
+          await load(target, scenario, file, settings.warmup);
+        }
+      }
+      for (let round = 1; round <= settings.rounds; round++) {
+        for (const scenario of block) {
+          const sides = sidesOf(scenario);
+          // Each round starts with the next side, so no side always runs first.
+          const order = sides.map((_, i) => sides[(i + round - 1) % sides.length]!);
+          for (const side of order) {
+            const target = targets[side]!;
+            const file =
+              scenario.kind === 'fresh'
+                ? freshTokens(issuer, `${scenario.name}-${side}-${round}`, settings.duration)
+                : poolOf(side);
+            const sample = { ...(await load(target, scenario, file, settings.duration)), round };
+            samples.push(sample);
+            log(
+              `${scenario.name} ${side} round ${round}: ${sample.rps.toFixed(0)} req/s, ` +
+                `${sample.cpuMsPerRequest.toFixed(2)} ms CPU/req ` +
+                `(+ ${sample.dbCpuMsPerRequest.toFixed(2)} ms in PostgreSQL), ` +
+                `p50 ${sample.p50Ms.toFixed(1)} ms, p99 ${sample.p99Ms.toFixed(1)} ms, ` +
+                `errors ${sample.errors}, RSS ${sample.rssPeakMb.toFixed(0)} MB`,
+            );
+            if (sample.errors > 0) log(`  ${side} stderr (tail): ${target.stderr().slice(-600)}`);
+            if (
+              scenario.kind === 'fresh' &&
+              sample.created < sample.rps * settings.duration * 0.99
+            ) {
+              log(`  warning: only ${sample.created} of the requests were first-time onboardings`);
+            }
           }
         }
       }
@@ -228,6 +240,17 @@ async function main(): Promise<void> {
     if (previousRoot) removePrevious(previousRoot);
     await admin.destroy();
   }
+}
+
+/** Consecutive scenarios of one kind, together. */
+function blocksOfKind(scenarios: Scenario[]): Scenario[][] {
+  const blocks: Scenario[][] = [];
+  for (const scenario of scenarios) {
+    const last = blocks.at(-1);
+    if (last && last[0]!.kind === scenario.kind) last.push(scenario);
+    else blocks.push([scenario]);
+  }
+  return blocks;
 }
 
 function log(message: string): void {
