@@ -34,23 +34,23 @@ export function appServer(
   base: { IncomingMessage: unknown; ServerResponse: unknown } = { IncomingMessage, ServerResponse },
 ): Server {
   if (isClass(base.IncomingMessage) || isClass(base.ServerResponse)) return createServer(listener);
-  const incoming = base.IncomingMessage as (this: object, ...args: unknown[]) => void;
-  const outgoing = base.ServerResponse as (this: object, ...args: unknown[]) => void;
-  function AppRequest(this: object, ...args: unknown[]): void {
-    incoming.apply(this, args);
-  }
-  AppRequest.prototype = app.request;
-  function AppResponse(this: object, ...args: unknown[]): void {
-    outgoing.apply(this, args);
-  }
-  AppResponse.prototype = app.response;
   return createServer(
     {
-      IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
-      ServerResponse: AppResponse as unknown as typeof ServerResponse,
+      IncomingMessage: bornWith(base.IncomingMessage, app.request) as typeof IncomingMessage,
+      ServerResponse: bornWith(base.ServerResponse, app.response) as typeof ServerResponse,
     },
     listener,
   );
+}
+
+/** A constructor that runs `base` on the new object, whose instances have `prototype`. */
+function bornWith(base: unknown, prototype: object): unknown {
+  const construct = base as (this: object, ...args: unknown[]) => void;
+  function Born(this: object, ...args: unknown[]): void {
+    construct.apply(this, args);
+  }
+  Born.prototype = prototype;
+  return Born;
 }
 
 /** True for a constructor written as an ES class, which cannot be called without `new`. */
