@@ -180,6 +180,11 @@ async function main(): Promise<void> {
 
     const samples: Sample[] = [];
     const selected = env.BENCH_SCENARIOS?.split(',') ?? SCENARIOS.map((s) => s.name);
+    // A fresh scenario needs new users for every load (first-time onboardings); the others reuse each side's pool.
+    const tokensFor = (scenario: Scenario, side: Side, label: string, seconds: number): string =>
+      scenario.kind === 'fresh'
+        ? freshTokens(issuer, `${scenario.name}-${side}-${label}`, seconds)
+        : poolOf(side);
     const sidesOf = (scenario: Scenario): Side[] => [
       'service',
       'baseline',
@@ -193,12 +198,8 @@ async function main(): Promise<void> {
     for (const block of blocksOfKind(SCENARIOS.filter((s) => selected.includes(s.name)))) {
       for (const scenario of block) {
         for (const side of sidesOf(scenario)) {
-          const target = targets[side]!;
-          const file =
-            scenario.kind === 'fresh'
-              ? freshTokens(issuer, `${scenario.name}-${side}-warm`, settings.warmup)
-              : poolOf(side);
-          await load(target, scenario, file, settings.warmup);
+          const file = tokensFor(scenario, side, 'warm', settings.warmup);
+          await load(targets[side]!, scenario, file, settings.warmup);
         }
       }
       for (let round = 1; round <= settings.rounds; round++) {
@@ -208,10 +209,7 @@ async function main(): Promise<void> {
           const order = sides.map((_, i) => sides[(i + round - 1) % sides.length]!);
           for (const side of order) {
             const target = targets[side]!;
-            const file =
-              scenario.kind === 'fresh'
-                ? freshTokens(issuer, `${scenario.name}-${side}-${round}`, settings.duration)
-                : poolOf(side);
+            const file = tokensFor(scenario, side, String(round), settings.duration);
             const sample = { ...(await load(target, scenario, file, settings.duration)), round };
             samples.push(sample);
             log(
