@@ -10,6 +10,7 @@ import * as m20261123T2030 from './20261123T2030_live_events.js';
 import * as m20261123T2130 from './20261123T2130_team_key_fold.js';
 import * as m20261123T2145 from './20261123T2145_account_deleted_event.js';
 import * as m20261123T2200 from './20261123T2200_season_archives.js';
+import * as m20261124T0900 from './20261124T0900_webhook_log_outlives_events.js';
 
 /**
  * Every migration, by name, in order. An explicit registry rather than a
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T2130_team_key_fold': m20261123T2130,
   '20261123T2145_account_deleted_event': m20261123T2145,
   '20261123T2200_season_archives': m20261123T2200,
+  '20261124T0900_webhook_log_outlives_events': m20261124T0900,
 };

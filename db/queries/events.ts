@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 
 /**
@@ -142,9 +142,11 @@ const PRUNE_LOCK_KEY = 7_412_001;
 /**
  * Applies the retention: deletes events older than `maxAgeSeconds`, then, for
  * every user with an event since `touchedSince`, all but their newest
- * `keepPerUser`. One transaction under a transaction-level advisory lock, so
- * instances running this at once do the work once (the others return null);
- * a transaction lock, unlike a session lock, is safe behind a transaction pooler.
+ * `keepPerUser`; and webhook delivery log rows older than `maxAgeSeconds`
+ * (the log outlives the events it records, see `recordWebhookAttempt`). One
+ * transaction under a transaction-level advisory lock, so instances running
+ * this at once do the work once (the others return null); a transaction
+ * lock, unlike a session lock, is safe behind a transaction pooler.
  * Returns how many events were deleted.
  */
 export function pruneEvents(
@@ -156,10 +158,12 @@ export function pruneEvents(
       locked: boolean;
     }>`select pg_try_advisory_xact_lock(${PRUNE_LOCK_KEY}) as locked`.execute(trx);
     if (!rows[0]?.locked) return null;
+    const cutoff = sql<Date>`now() - make_interval(secs => ${options.maxAgeSeconds})`;
     const old = await trx
       .deleteFrom('liveEvents')
-      .where('createdAt', '<', sql<Date>`now() - make_interval(secs => ${options.maxAgeSeconds})`)
+      .where('createdAt', '<', cutoff)
       .executeTakeFirst();
+    await trx.deleteFrom('webhookDeliveries').where('createdAt', '<', cutoff).execute();
     const touched = trx
       .selectFrom('liveEvents')
       .select('userId')
@@ -241,7 +245,10 @@ export async function claimWebhookEvents(
 
 /**
  * Records one webhook attempt in the delivery log and reschedules the event:
- * `retryInSeconds` null means done (delivered or given up).
+ * `retryInSeconds` null means done (delivered or given up). The event may be
+ * gone by then (its account was deleted during the POST): the log row is
+ * written all the same (it has no foreign key to the outbox) and there is
+ * nothing to reschedule.
  */
 export async function recordWebhookAttempt(
   db: Kysely<Database>,
@@ -288,10 +295,42 @@ export function compareIds(a: string, b: string): number {
  * go, and the account's other events with it), carrying the deleted id so
  * other services can erase their copies. Not sent to live streams: the
  * account's streams end with the account.
+ *
+ * It must reach a receiver after every event of the account, but the
+ * account's events are about to be deleted, so the per-user order of the
+ * queue cannot hold it back: one of them may be in a worker's hands right
+ * now (claimed, its POST not yet logged), and its POST may still land.
+ * The account's pending events are locked first (a claim in progress
+ * commits before this reads them; a later one skips them), and the
+ * announcement is due when the lease of the one in flight, if any, ends.
  */
 export async function recordAccountDeleted(trx: Kysely<Database>, userId: string): Promise<void> {
+  const pending = (eb: ExpressionBuilder<Database, 'liveEvents'>) =>
+    eb.and([eb('userId', '=', userId), eb('webhookNextAt', 'is not', null)]);
+  await trx.selectFrom('liveEvents').select('id').where(pending).forUpdate().execute();
+  // Claimed more often than logged: its POST is in flight until the lease ends.
+  const inFlight = await trx
+    .selectFrom('liveEvents')
+    .select((eb) => eb.fn.max('webhookNextAt').as('until'))
+    .where(pending)
+    .where((eb) =>
+      eb(
+        'webhookAttempts',
+        '>',
+        eb
+          .selectFrom('webhookDeliveries')
+          .select((d) => d.fn.countAll<number>().as('n'))
+          .whereRef('webhookDeliveries.eventId', '=', 'liveEvents.id'),
+      ),
+    )
+    .executeTakeFirst();
   await trx
     .insertInto('liveEvents')
-    .values({ userId: null, type: 'account_deleted', payload: JSON.stringify({ userId }) })
+    .values({
+      userId: null,
+      type: 'account_deleted',
+      payload: JSON.stringify({ userId }),
+      webhookNextAt: sql<Date>`greatest(now(), ${inFlight?.until ?? null}::timestamptz)`,
+    })
     .execute();
 }

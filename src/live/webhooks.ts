@@ -20,6 +20,12 @@ export interface WebhookWorkerOptions {
   maxDelayMs?: number;
   /** A receiver that has not answered by then counts as failed. */
   timeoutMs?: number;
+  /**
+   * A claim is a lease: if this worker dies mid-POST, another retries after
+   * this long. Longer than `timeoutMs`, so a lease outlives its POST (an
+   * account's deletion is announced after the lease of its event in flight).
+   */
+  leaseSeconds?: number;
 }
 
 const DEFAULTS: Required<WebhookWorkerOptions> = {
@@ -28,10 +34,8 @@ const DEFAULTS: Required<WebhookWorkerOptions> = {
   baseDelayMs: 1_000,
   maxDelayMs: 60 * 60_000,
   timeoutMs: 10_000,
+  leaseSeconds: 60,
 };
-
-/** A claim is a lease: if this worker dies mid-POST, another retries after this long. */
-const LEASE_SECONDS = 60;
 
 /** The delay before attempt `attempt + 1`, after `attempt` failures: 1 s, 2 s, 4 s, … capped. */
 export function retryDelayMs(
@@ -68,6 +72,9 @@ export class WebhookWorker {
     options: WebhookWorkerOptions = {},
   ) {
     this.#options = { ...DEFAULTS, ...options };
+    if (this.#options.leaseSeconds * 1000 <= this.#options.timeoutMs) {
+      throw new Error('WebhookWorker: leaseSeconds must outlast timeoutMs');
+    }
     this.#signer = new Webhook(config.secret);
   }
 
@@ -107,7 +114,7 @@ export class WebhookWorker {
   async deliverRound(): Promise<number> {
     const events = await claimWebhookEvents(this.db, {
       limit: this.#options.batch,
-      leaseSeconds: LEASE_SECONDS,
+      leaseSeconds: this.#options.leaseSeconds,
     });
     await Promise.all(events.map((event) => this.#deliver(event)));
     return events.length;

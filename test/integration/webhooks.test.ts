@@ -5,6 +5,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../db/database.js';
 import { LiveEventSchema } from '../../routers/live-schemas.js';
+import { WebhookWorker, type WebhookWorkerOptions } from '../../src/live/webhooks.js';
+import { createLogger } from '../../src/logger.js';
 import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../helpers/test-app.js';
 import { openPool } from '../helpers/test-db.js';
 
@@ -38,17 +40,24 @@ interface Received {
 /** A webhook receiver: answers `status()` and records every request. */
 class Receiver {
   readonly requests: Received[] = [];
+  /** Every body as it arrived, before `gate` let the answer go. */
+  readonly arrivals: string[] = [];
   server: Server | undefined;
   status = () => 200;
+  /** Holds the answer to a request until it resolves (a slow receiver). */
+  gate: (body: string) => Promise<void> = async () => {};
 
   async listen(port = 0): Promise<number> {
     const server = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
-        const status = this.status();
-        this.requests.push({ headers: req.headers, body, status });
-        res.writeHead(status).end();
+        this.arrivals.push(body);
+        void this.gate(body).then(() => {
+          const status = this.status();
+          this.requests.push({ headers: req.headers, body, status });
+          res.writeHead(status).end();
+        });
       });
     });
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
@@ -296,5 +305,94 @@ describe('webhooks', () => {
       type: 'account_deleted',
       data: { userId },
     });
+  });
+
+  it(
+    'a delivery in flight while its account is deleted is logged without error, and the deletion is announced after it',
+    { timeout: 60_000 },
+    async () => {
+      const receiver = new Receiver();
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      receiver.gate = () => (receiver.arrivals.length === 1 ? released : Promise.resolve());
+      const port = await receiver.listen();
+      cleanup.push(() => receiver.close());
+      await app.db.updateTable('liveEvents').set({ webhookNextAt: null }).execute();
+
+      // Two workers driven round by round, as two instances would run them.
+      const logs: string[] = [];
+      const logger = createLogger('info', { write: (line: string) => void logs.push(line) });
+      const config = { url: `http://127.0.0.1:${port}/`, secret, retryForSeconds: 3600 };
+      // The lease outlasts the POST's timeout, and this test's steps while the POST is held.
+      const options: WebhookWorkerOptions = { timeoutMs: 5_000, leaseSeconds: 8 };
+      const first = new WebhookWorker(app.db, config, logger, options);
+      const second = new WebhookWorker(app.db, config, logger, options);
+
+      const token = await app.token(uniqueSubject('inflight'));
+      const onboarded = await app.request('POST', '/api/user/profile', { token, body: {} });
+      expect(onboarded.status).toBe(201);
+      const userId = onboarded.body.data.user.id as string;
+      const [oldest] = await eventsOf([userId]);
+
+      const round = first.deliverRound();
+      try {
+        await expect.poll(() => receiver.arrivals.length, { timeout: 10_000 }).toBe(1);
+        expect(JSON.parse(receiver.arrivals[0]!).id).toBe(oldest!.id);
+        expect((await app.request('DELETE', '/api/user', { token })).status).toBe(200);
+        // The announcement waits for the delivery in flight: a receiver that
+        // erases the account must not get one of its events afterwards.
+        expect(await second.deliverRound()).toBe(0);
+        expect(receiver.arrivals).toHaveLength(1);
+      } finally {
+        release();
+        await round.catch(() => undefined);
+      }
+      await expect(round).resolves.toBe(1);
+      const logged = await app.db
+        .selectFrom('webhookDeliveries')
+        .select(['outcome', 'statusCode', 'error'])
+        .where('eventId', '=', oldest!.id)
+        .execute();
+      expect(logged).toEqual([{ outcome: 'delivered', statusCode: 200, error: null }]);
+
+      // Once the lease of the delivery that was in flight has passed, the deletion goes out.
+      await expect
+        .poll(
+          async () => {
+            await second.deliverRound();
+            return receiver.arrivals.map((body) => JSON.parse(body).type);
+          },
+          { timeout: 30_000, interval: 500 },
+        )
+        .toEqual([JSON.parse(receiver.arrivals[0]!).type, 'account_deleted']);
+      expect(JSON.parse(receiver.arrivals[1]!).data).toEqual({ userId });
+      expect(logs.filter((line) => line.includes('"level":"warn"'))).toEqual([]);
+    },
+  );
+
+  it('the delivery log is kept as long as the outbox keeps events, also for events that are gone', async () => {
+    const days = app.config.live.retentionDays;
+    const at = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000);
+    const row = (eventId: string, createdAt: Date) => ({
+      eventId,
+      attempt: 1,
+      outcome: 'delivered' as const,
+      statusCode: 200,
+      error: null,
+      durationMs: 1,
+      createdAt,
+    });
+    // Ids no event has (deleted with their account, or pruned).
+    await app.db
+      .insertInto('webhookDeliveries')
+      .values([row('900000001', at(days + 1)), row('900000002', at(days - 1))])
+      .execute();
+    await app.live.prune();
+    const left = await app.db
+      .selectFrom('webhookDeliveries')
+      .select('eventId')
+      .where('eventId', 'in', ['900000001', '900000002'])
+      .execute();
+    expect(left).toEqual([{ eventId: '900000002' }]);
   });
 });
