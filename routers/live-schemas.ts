@@ -34,11 +34,19 @@ export const LeaderboardEventsInput = z
   .optional()
   .meta({ id: 'LeaderboardEventsInput' });
 
+/**
+ * The envelope says which event, when, and whose; `data` what happened.
+ * Receivers ignore fields they do not know: the envelope may gain more (what
+ * caused an award, when points come from activity as well as quests).
+ */
 const event = <T extends string, D extends z.ZodType>(type: T, data: D) =>
   z.object({
     id: z.string(),
     type: z.literal(type),
     timestamp: time.meta({ description: 'When the write that caused it ran' }),
+    userId: z.uuid().meta({
+      description: 'Whose event it is: the user id of GET /api/user and of board entries',
+    }),
     data,
   });
 
@@ -68,7 +76,11 @@ export const RankChangedEventSchema = event(
 
 export const AccountDeletedEventSchema = event(
   'account_deleted',
-  z.object({ userId: z.uuid().meta({ description: 'The id the deleted account had' }) }),
+  z.object({
+    userId: z
+      .uuid()
+      .meta({ description: 'The id the deleted account had (the envelope’s userId)' }),
+  }),
 );
 
 export const ResyncEventSchema = event(

@@ -19,13 +19,14 @@ const RESYNC_REASON =
   'Events after your lastEventId are no longer retained (or it is not one of yours): reload ' +
   'your state from the read APIs, then continue from this event id';
 
-function toMessage(item: UserStreamItem): LiveEventMessage {
+function toMessage(item: UserStreamItem, userId: string): LiveEventMessage {
   // The outbox payload is the type's data; the output schema checks it on the way out.
   if (item.kind === 'event') return toLiveEventMessage(item.event) as LiveEventMessage;
   return {
     id: item.id,
     type: 'resync',
     timestamp: new Date().toISOString(),
+    userId,
     data: { reason: RESYNC_REASON },
   };
 }
@@ -49,7 +50,7 @@ export const liveRouter = router({
         signal,
       });
       for await (const item of items) {
-        const message = toMessage(item);
+        const message = toMessage(item, ctx.userId);
         yield tracked(message.id, message);
       }
     }),

@@ -2,13 +2,20 @@ import type { OutboxEvent } from '../../db/queries/events.js';
 
 /**
  * An outbox event as subscribers and webhook receivers see it (the LiveEvent
- * schema in routers/live-schemas.ts): `data` is the type's payload.
+ * schema in routers/live-schemas.ts). The envelope says which event, when and
+ * whose; `data` is the type's payload, what happened.
  */
 export interface LiveEventMessage {
   id: string;
   type: string;
   /** When the write that caused it ran (ISO-8601 UTC). */
   timestamp: string;
+  /**
+   * Whose event it is: the user id every read API shows (`GET /api/user`
+   * `id`, board entries' `userId`), never the identity's subject
+   * (docs/LIVE.md, "Whom an event is about").
+   */
+  userId: string;
   data: unknown;
 }
 
@@ -17,6 +24,19 @@ export function toLiveEventMessage(event: OutboxEvent): LiveEventMessage {
     id: event.id,
     type: event.type,
     timestamp: event.createdAt.toISOString(),
+    userId: event.userId ?? deletedUserId(event),
     data: event.payload,
   };
+}
+
+/**
+ * `account_deleted` is the one event whose row belongs to no user (the
+ * account is gone); the id it had travels in its payload.
+ */
+function deletedUserId(event: OutboxEvent): string {
+  const payload = event.payload as { userId?: unknown } | null;
+  if (typeof payload?.userId !== 'string') {
+    throw new Error(`Outbox event ${event.id} (${event.type}) names no user`);
+  }
+  return payload.userId;
 }

@@ -180,6 +180,38 @@ describe('myEvents', () => {
   });
 });
 
+describe('whose events', () => {
+  it('every message names the signed-in user as webhooks do, live, replayed and resync alike', async () => {
+    const { token } = await newUser('whose');
+    const { user } = await onboard(token, { favoriteTeam: 'Whose FC' });
+    const stored = await outboxAfter(user.id, '0');
+    const open = (lastEventId: string) =>
+      openSse(
+        `${app.url}/trpc/myEvents?input=${encodeURIComponent(JSON.stringify({ lastEventId }))}`,
+        { authorization: `Bearer ${token}` },
+      );
+    // Replayed ("0"), then live (the PATCH), then a resync (an id that is not the user's).
+    const replaying = await open('0');
+    const resyncing = await open('999999999');
+    try {
+      await replaying.waitFor(() => dataEvents(replaying).length >= stored.length);
+      await app.request('PATCH', '/api/user', { token, body: { rivalTeam: 'Other FC' } });
+      await replaying.waitFor((event) => event.data.includes('name_rival'));
+      await resyncing.waitFor((event) => event.data.includes('"resync"'));
+      const messages = [...dataEvents(replaying), ...dataEvents(resyncing)].map((m) => m.data);
+      expect(new Set(messages.map((m) => m.type))).toEqual(
+        new Set(['quest_completed', 'points_awarded', 'rank_changed', 'resync']),
+      );
+      for (const message of messages) {
+        expect(LiveEventSchema.parse(message)).toMatchObject({ userId: user.id });
+      }
+    } finally {
+      replaying.close();
+      resyncing.close();
+    }
+  });
+});
+
 /** The user's events in the outbox after `afterId`, as the stream should replay them. */
 async function outboxAfter(userId: string, afterId: string) {
   const rows = await app.db

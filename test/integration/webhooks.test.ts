@@ -272,7 +272,7 @@ describe('webhooks', () => {
       expect(ids.sort()).toEqual(events.map((e) => e.id).sort());
     },
   );
-  it('announces a deleted account with a signed account_deleted event after its own events are gone', async () => {
+  it('every event names its user, and account_deleted names the same id once its own events are gone', async () => {
     const receiver = new Receiver();
     const port = await receiver.listen();
     cleanup.push(() => receiver.close());
@@ -284,25 +284,34 @@ describe('webhooks', () => {
     });
     expect(onboarded.status).toBe(201);
     const userId = onboarded.body.data.user.id as string;
+    const events = await eventsOf([userId]);
+    // A receiver attributes each event without asking anyone.
+    const mine = () => receiver.acknowledged().filter((r) => events.some((e) => e.id === r.id));
+    await expect.poll(() => mine().length, { timeout: 20_000 }).toBe(events.length);
+    expect(new Set(mine().map((r) => r.event.type))).toEqual(
+      new Set(['quest_completed', 'points_awarded', 'rank_changed']),
+    );
+    for (const { event } of mine()) {
+      expect(LiveEventSchema.parse(event)).toMatchObject({ userId });
+    }
+
     const deleted = await worker.request('DELETE', '/api/user', { token });
     expect(deleted.status).toBe(200);
-
     // The account's own events went with it; the deletion event belongs to no user.
     expect(await eventsOf([userId])).toEqual([]);
-    const deadline = Date.now() + 10_000;
     const announced = () =>
       receiver
         .acknowledged()
         .find((r) => r.event.type === 'account_deleted' && r.event.data.userId === userId);
-    while (!announced() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await expect.poll(announced, { timeout: 20_000 }).toBeDefined();
     const request = receiver.requests.find((r) => r.headers['webhook-id'] === announced()?.id);
-    expect(request).toBeDefined();
     const payload = new Webhook(secret).verify(
       request!.body,
       request!.headers as Record<string, string>,
     );
     expect(LiveEventSchema.parse(payload)).toMatchObject({
       type: 'account_deleted',
+      userId,
       data: { userId },
     });
   });
