@@ -22,7 +22,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import pg from 'pg';
 import { send, tokenVerifier } from './bare.js';
-import { PROFILE_FIELDS } from '../src/domain/profile.js';
+import { PROFILE_FIELD_TABLE, PROFILE_FIELDS } from '../db/profile-fields.js';
 import { planQuestSync, questAwardKey, type StoredQuest } from '../src/domain/quests.js';
 import type { ProfileFields } from '../db/schema.js';
 
@@ -36,16 +36,9 @@ const pool = new pg.Pool({
 });
 // Matches the service's int8-as-text convention (pg's default anyway).
 
-const COLUMNS: Record<keyof ProfileFields, string> = {
-  name: 'name',
-  handle: 'handle',
-  location: 'location',
-  favoriteSport: 'favorite_sport',
-  favoriteTeam: 'favorite_team',
-  favoritePlayer: 'favorite_player',
-  rivalTeam: 'rival_team',
-  profileUrl: 'profile_url',
-};
+const COLUMNS = Object.fromEntries(
+  PROFILE_FIELDS.map((field) => [field, PROFILE_FIELD_TABLE[field].column]),
+) as Record<keyof ProfileFields, string>;
 
 class HttpError extends Error {
   constructor(

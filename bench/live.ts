@@ -27,6 +27,7 @@ import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { recordEvents } from '../db/queries/events.js';
 import type { Database } from '../db/schema.js';
+import { CompiledStatements } from '../db/statements.js';
 import { updateProfile } from '../src/services/profile.js';
 import { UserStateCache } from '../src/services/state-cache.js';
 import { benchServiceEnv, startIssuer } from './issuer.js';
@@ -155,6 +156,7 @@ async function main(): Promise<void> {
     dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: databaseUrl, max: 20 }) }),
     plugins: [new CamelCasePlugin()],
   });
+  const statements = new CompiledStatements(db, { naming: false });
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
   const closers: Array<() => void> = [];
   try {
@@ -215,6 +217,7 @@ async function main(): Promise<void> {
       await updateProfile(
         {
           db,
+          statements,
           clock: () => new Date(),
           config: { handles: { cooldownDays: 0, reserveDays: 0 } },
           userStates: new UserStateCache(0),

@@ -117,10 +117,16 @@ async function main(): Promise<void> {
     poolMax: 4,
     statementTimeoutMs: 6 * 3600_000,
   });
-  const { db } = database;
+  const { db, statements } = database;
   // Each measured write is a user's first on this process: the state cache
   // (src/services/state-cache.ts) would only miss, so PATCH is read + write.
-  const deps = { db, clock: () => new Date(), config: CONFIG, userStates: new UserStateCache(0) };
+  const deps = {
+    db,
+    statements,
+    clock: () => new Date(),
+    config: CONFIG,
+    userStates: new UserStateCache(0),
+  };
   try {
     say(`# bench:seed, ${users.toLocaleString('en')} users — ${new Date().toISOString()}`);
     say();

@@ -22,10 +22,10 @@ import { PGlite } from '@electric-sql/pglite';
 import { CamelCasePlugin, Kysely, PostgresDialect, sql, type DialectAdapter } from 'kysely';
 import pg from 'pg';
 import { ServiceAdapter } from './adapter.js';
-import { statementName } from './prepared.js';
 import { listenPostgres, type NotificationHandlers, type Unlisten } from './listener.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { Database } from './schema.js';
+import { CompiledStatements } from './statements.js';
 
 export interface DatabaseOptions {
   /** PostgreSQL connection string; undefined → embedded PGlite in `dataDir`. */
@@ -43,8 +43,8 @@ export interface DatabaseOptions {
    */
   listenUrl?: string | undefined;
   /**
-   * Run the write path's statements as named (server-side prepared)
-   * statements (db/prepared.ts); default true. PostgreSQL only.
+   * Run the compiled statements (db/statements.ts) as named (server-side
+   * prepared) statements; default true. PostgreSQL only.
    */
   preparedStatements?: boolean;
   /** Told once when a pool stops naming statements (see `namingClient`). */
@@ -53,6 +53,8 @@ export interface DatabaseOptions {
 
 export interface DatabaseHandle {
   db: Kysely<Database>;
+  /** The statements compiled once on `db` (the write path's); on PostgreSQL, named. */
+  statements: CompiledStatements;
   kind: 'postgres' | 'pglite';
   /** Resolves when the database answers `select 1`; rejects otherwise. */
   ping(): Promise<void>;
@@ -75,40 +77,22 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
 }
 
 /**
- * Errors that say a named statement cannot be used on this server connection:
- * it does not exist there (26000) or one of that name does (42P05), which is
- * what a transaction pooler that does not track them (PgBouncer before 1.21,
- * or with max_prepared_statements = 0) causes; or its cached plan no longer
- * fits a table a newer instance migrated (0A000). Each is raised before the
- * statement runs.
- */
-const NAME_REFUSED = new Set(['26000', '42P05', '0A000']);
-
-/**
- * pg's client, running the statements db/prepared.ts marks as named
- * statements. One refused (NAME_REFUSED) runs again unnamed, and the pool
- * names nothing from then on: a marked statement runs alone, outside any
+ * pg's client, running the statements of `statements` as named statements.
+ * One refused (CompiledStatements.refused) runs again unnamed, and nothing
+ * is named from then on: such a statement runs alone, outside any
  * transaction, so the retry is safe.
  */
-function namingClient(options: DatabaseOptions): typeof pg.Client {
-  const state = { naming: options.preparedStatements ?? true };
+function namingClient(statements: () => CompiledStatements): typeof pg.Client {
   return class NamingClient extends pg.Client {
     // pg's query() has callback and config overloads; only Kysely's
     // (text, values) call is ever named, every other call passes through.
     override query(...args: any[]): any {
       const [text, values, callback] = args;
       const name =
-        state.naming && typeof text === 'string' && callback === undefined
-          ? statementName(text)
-          : undefined;
+        typeof text === 'string' && callback === undefined ? statements().nameOf(text) : undefined;
       if (name === undefined) return (super.query as (...a: unknown[]) => unknown)(...args);
       return super.query({ name, text, values }).catch((error: unknown) => {
-        const code = (error as { code?: unknown } | undefined)?.code;
-        if (typeof code !== 'string' || !NAME_REFUSED.has(code)) throw error;
-        if (state.naming) {
-          state.naming = false;
-          options.onPreparedStatementsOff?.(error as Error);
-        }
+        if (!statements().refused(error)) throw error;
         return super.query(text, values);
       });
     }
@@ -123,14 +107,15 @@ class ServiceDialect extends PostgresDialect {
 }
 
 function createPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHandle {
-  const pool = new pg.Pool({
+  const pool: pg.Pool = new pg.Pool({
     connectionString: databaseUrl,
     max: options.poolMax,
     statement_timeout: options.statementTimeoutMs,
     // Fail fast (→ 503 UNAVAILABLE) rather than queue forever when PostgreSQL
     // is unreachable or every connection is busy.
     connectionTimeoutMillis: 5000,
-    Client: namingClient(options),
+    // The pool's clients are created after `statements` below.
+    Client: namingClient(() => statements),
   });
   // An idle client whose connection dies (PostgreSQL restarted, network cut)
   // emits 'error' on the pool; unhandled, that would crash the process. The
@@ -147,9 +132,14 @@ function createPostgres(databaseUrl: string, options: DatabaseOptions): Database
     dialect: new ServiceDialect({ pool }),
     plugins: [new CamelCasePlugin()],
   });
+  const statements: CompiledStatements = new CompiledStatements(db, {
+    naming: options.preparedStatements ?? true,
+    onNamingOff: options.onPreparedStatementsOff,
+  });
   const listenUrl = options.listenUrl ?? databaseUrl;
   return handle(
     db,
+    statements,
     'postgres',
     async () => {},
     (channel, handlers) => listenPostgres(listenUrl, channel, handlers),
@@ -184,7 +174,8 @@ async function createPGlite(dataDir: string): Promise<DatabaseHandle> {
   // PGlite's listen() runs LISTEN on the one shared session: holding a Kysely
   // connection meanwhile keeps it out of any transaction in progress.
   const onSession = <T>(work: () => Promise<T>) => db.connection().execute(work);
-  return handle(db, 'pglite', unlock, async (channel, handlers) => {
+  const statements = new CompiledStatements(db, { naming: false });
+  return handle(db, statements, 'pglite', unlock, async (channel, handlers) => {
     const unsubscribe = await onSession(() => pglite.listen(channel, handlers.onNotification));
     return () => (pglite.closed ? Promise.resolve() : onSession(() => unsubscribe()));
   });
@@ -192,6 +183,7 @@ async function createPGlite(dataDir: string): Promise<DatabaseHandle> {
 
 function handle(
   db: Kysely<Database>,
+  statements: CompiledStatements,
   kind: DatabaseHandle['kind'],
   afterClose: () => Promise<void>,
   listen: DatabaseHandle['listen'],
@@ -199,6 +191,7 @@ function handle(
   let closing: Promise<void> | undefined;
   return {
     db,
+    statements,
     kind,
     listen,
     async ping() {

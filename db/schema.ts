@@ -1,4 +1,7 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ProfileFields } from './profile-fields.js';
+
+export type { ProfileField, ProfileFields } from './profile-fields.js';
 
 /**
  * Table types as Kysely sees them. Columns are snake_case in PostgreSQL and
@@ -27,7 +30,8 @@ export interface UsersTable {
   subject: string;
   /**
    * Bumped by every write of the user's state (profile, quests, ledger, board
-   * entries): the optimistic-concurrency guard of db/queries/user-write.ts.
+   * entries, handle claims and history): the optimistic-concurrency guard of
+   * db/queries/user-write/.
    */
   version: Generated<number>;
   onboardedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
@@ -37,32 +41,7 @@ export interface UsersTable {
   deletedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
-/** The eight profile fields, in the order the contract lists them. */
-export const PROFILE_FIELDS = [
-  'name',
-  'handle',
-  'location',
-  'favoriteSport',
-  'favoriteTeam',
-  'favoritePlayer',
-  'rivalTeam',
-  'profileUrl',
-] as const satisfies readonly (keyof ProfileFields)[];
-
-export type ProfileField = (typeof PROFILE_FIELDS)[number];
-
-/** The eight profile fields, shared by PATCH, onboarding and every DTO. */
-export interface ProfileFields {
-  name: string | null;
-  handle: string | null;
-  location: string | null;
-  favoriteSport: string | null;
-  favoriteTeam: string | null;
-  favoritePlayer: string | null;
-  rivalTeam: string | null;
-  profileUrl: string | null;
-}
-
+/** The profile fields' columns (db/profile-fields.ts), with the row's keys and clock. */
 export interface ProfilesTable extends ProfileFields {
   userId: string;
   createdAt: Generated<Date>;
@@ -70,8 +49,8 @@ export interface ProfilesTable extends ProfileFields {
 }
 
 export interface PointsLedgerTable {
-  /** bigint identity; pg returns it as a string, PGlite as a number. */
-  id: ColumnType<string | number | bigint, never, never>;
+  /** bigint identity: a string on both drivers (db/database.ts). */
+  id: ColumnType<string, never, never>;
   userId: string;
   delta: number;
   reason: string;
@@ -82,7 +61,7 @@ export interface PointsLedgerTable {
 }
 
 /**
- * One entry per (board, user). Boards (db/queries/user-write.ts writes them,
+ * One entry per (board, user). Boards (db/queries/user-write/ writes them,
  * db/queries/rank.ts ranks them):
  *
  * - `'all'` — the all-time board. Every onboarded user has an entry; its
@@ -113,7 +92,10 @@ export interface LeaderboardEntriesTable {
   /** When the current score was reached, for display; the order uses reachedSeq. */
   reachedAt: Timestamp;
   updatedAt: Timestamp;
-  /** lower(favoriteTeam) of the holder, or null: the key of the fan leaderboards. */
+  /**
+   * teamKey(favoriteTeam) of the holder (db/team-key.ts), or null: the key of
+   * the fan leaderboards.
+   */
   teamKey: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
@@ -182,7 +164,8 @@ export interface HandleClaimsTable {
 }
 
 export interface HandleHistoryTable {
-  id: ColumnType<string | number | bigint, never, never>;
+  /** bigint identity: a string on both drivers (db/database.ts). */
+  id: ColumnType<string, never, never>;
   userId: string;
   /** null when the user set their first handle. */
   oldHandle: string | null;

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { RankedEntry } from '../db/queries/leaderboard.js';
 import type { LedgerRow, ProfileFields, ProfileRow, UserRow } from '../db/schema.js';
-import { EMPTY_PROFILE, PROFILE_FIELDS } from '../src/domain/profile.js';
+import { PROFILE_FIELDS } from '../db/profile-fields.js';
+import { EMPTY_PROFILE } from '../src/domain/profile.js';
 import { seasonOfBoard } from '../src/domain/seasons.js';
 import type { AccountExport } from '../src/services/account.js';
 import type { ArchivedEntry, AroundMe, BoardView } from '../src/services/leaderboard.js';

@@ -4,7 +4,8 @@ import {
   decodeLedgerCursor,
   MAX_CURSOR_LENGTH,
 } from '../src/domain/cursor.js';
-import { profileFieldSchemas, teamFilterSchema, type ProfileField } from '../src/domain/profile.js';
+import { PROFILE_FIELDS, type ProfileField } from '../db/profile-fields.js';
+import { profileFieldSchemas, teamFilterSchema } from '../src/domain/profile.js';
 import { POINTS_HISTORY_LIMIT } from '../src/services/profile.js';
 
 /**
@@ -15,16 +16,11 @@ const text = z.string().nullable();
 const time = z.iso.datetime().meta({ description: 'ISO-8601 timestamp in UTC' });
 const points = z.number().int();
 
-const profileFields = {
-  name: text,
-  handle: text,
-  location: text,
-  favoriteSport: text,
-  favoriteTeam: text,
-  favoritePlayer: text,
-  rivalTeam: text,
-  profileUrl: text,
-};
+/** The profile fields as stored and sent (src/openapi.ts adds each field's rules). */
+const profileFields = Object.fromEntries(PROFILE_FIELDS.map((field) => [field, text])) as Record<
+  ProfileField,
+  typeof text
+>;
 
 export const UserSchema = z
   .object({
@@ -123,9 +119,7 @@ function strictBody<K extends ProfileField>(
   });
 }
 
-const ALL_FIELDS = Object.keys(profileFieldSchemas) as ProfileField[];
-
-export const UpdateUserInput = strictBody(ALL_FIELDS)
+export const UpdateUserInput = strictBody(PROFILE_FIELDS)
   .refine((body) => Object.keys(body).length > 0, {
     message: 'No fields: send at least one field to change',
     // Only for an otherwise valid body: an unknown key alone is its own error.
@@ -139,7 +133,7 @@ export const UpdateUserInput = strictBody(ALL_FIELDS)
   });
 
 export const OnboardProfileInput = strictBody(
-  ALL_FIELDS.filter((field) => field !== 'rivalTeam'),
+  PROFILE_FIELDS.filter((field) => field !== 'rivalTeam'),
   { rivalTeam: 'rivalTeam is not accepted when onboarding: set it with PATCH /api/user' },
 ).meta({
   id: 'OnboardProfileInput',

@@ -70,6 +70,7 @@ export function createApp({
   const deps: AppDeps = {
     config,
     db: database.db,
+    statements: database.statements,
     verifier: withTokenCache(verifier, { ttlSeconds: config.authTokenCacheSeconds }),
     logger,
     userRateLimiter: limiter('user:', config.rateLimit.perUser),

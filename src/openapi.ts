@@ -2,7 +2,8 @@ import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 
 import { z } from 'zod';
 import { ERROR_TABLE, ErrorEnvelopeSchema, type ErrorBody } from './error-mapping.js';
 import { ERROR_CODES, type ErrorCode } from './app-error.js';
-import { FIELD_LENGTHS, HANDLE_PATTERN, type ProfileField } from './domain/profile.js';
+import { PROFILE_FIELD_TABLE, PROFILE_FIELDS, type ProfileField } from '../db/profile-fields.js';
+import { HANDLE_PATTERN } from './domain/profile.js';
 import { REQUEST_EXAMPLES, RESPONSE_EXAMPLES, type Examples } from './openapi-examples.js';
 
 export const API_VERSION = '1.0.0';
@@ -406,8 +407,6 @@ const HEALTH_SCHEMAS: Record<string, JsonObject> = {
   },
 };
 
-const PROFILE_FIELD_NAMES = Object.keys(FIELD_LENGTHS) as ProfileField[];
-
 /** An https: URL as a request may spell it: schemes are case-insensitive (WHATWG URL). */
 const HTTPS_SCHEME = '[Hh][Tt][Tt][Pp][Ss]:';
 
@@ -421,27 +420,25 @@ const trimmed = (inner: string) => String.raw`^\s*(?:${inner})?\s*$`;
  * service accepts (docs/API.md, "Field rules in the document").
  */
 function requestFieldRules(field: ProfileField): JsonObject {
-  if (field === 'handle') {
-    return { pattern: trimmed(`@?${HANDLE_PATTERN.source.slice(1, -1)}`) };
-  }
-  if (field === 'profileUrl') return { pattern: trimmed(`${HTTPS_SCHEME}[\\s\\S]*`) };
-  const { max } = FIELD_LENGTHS[field];
+  const { rule, max } = PROFILE_FIELD_TABLE[field];
+  if (rule === 'handle') return { pattern: trimmed(`@?${HANDLE_PATTERN.source.slice(1, -1)}`) };
+  if (rule === 'url') return { pattern: trimmed(`${HTTPS_SCHEME}[\\s\\S]*`) };
   return { pattern: trimmed(String.raw`\S(?:[\s\S]{0,${max - 2}}\S)?`) };
 }
 
 /** A profile field as the service stores and sends it: exactly the rule. */
 function storedFieldRules(field: ProfileField): JsonObject {
-  const { min, max } = FIELD_LENGTHS[field];
-  if (field === 'handle') return { pattern: HANDLE_PATTERN.source };
+  const { rule, min, max } = PROFILE_FIELD_TABLE[field];
+  if (rule === 'handle') return { pattern: HANDLE_PATTERN.source };
   // Stored in its canonical WHATWG form: always lower-case https://.
-  if (field === 'profileUrl') return { format: 'uri', pattern: '^https://', maxLength: max };
+  if (rule === 'url') return { format: 'uri', pattern: '^https://', maxLength: max };
   return { ...(min > 0 ? { minLength: min } : {}), maxLength: max };
 }
 
 /** Adds the field rules to every profile field of an object schema. */
 function addFieldRules(schema: JsonObject | undefined, rules: (field: ProfileField) => JsonObject) {
   const properties = schema?.properties as Record<string, JsonObject> | undefined;
-  for (const field of PROFILE_FIELD_NAMES) {
+  for (const field of PROFILE_FIELDS) {
     if (properties?.[field]) Object.assign(properties[field], rules(field));
   }
 }
@@ -543,7 +540,7 @@ export function buildOpenApiDocument(
         delete parameter.schema.description;
       }
       if (parameter.name === 'team' && parameter.schema) {
-        const { max } = FIELD_LENGTHS.favoriteTeam;
+        const { max } = PROFILE_FIELD_TABLE.favoriteTeam;
         parameter.schema.pattern = String.raw`^\s*\S(?:[\s\S]{0,${max - 2}}\S)?\s*$`;
       }
     }

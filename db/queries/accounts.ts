@@ -8,7 +8,7 @@ export const TOMBSTONE_ISSUER = 'urn:user-profile-service:deleted';
  * Locks the live user an identity has now for the rest of the transaction
  * and answers its id, or undefined when it has none (its account was deleted
  * and nothing has used it since). Writes of the user
- * (db/queries/user-write.ts) queue behind the lock and, once the row is
+ * (db/queries/user-write/) queue behind the lock and, once the row is
  * gone, find no user.
  */
 export async function lockIdentityUser(

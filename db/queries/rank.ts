@@ -7,7 +7,7 @@
  * two entries share it and user id never has to decide.
  *
  * `rank_counts(board, team_key, level, points, bucket, shard, n)` — kept in
- * the same statement as every entry change (db/queries/user-write.ts) — says
+ * the same statement as every entry change (db/queries/user-write/) — says
  * how many entries of a board (team_key '') or of one team's fans on it fall
  * in each cell:
  *
@@ -39,7 +39,7 @@ export const SHARDS = 4;
 /**
  * The bucket of sequence number `seq` at `level` (the table above): 0 at
  * level 0, else seq >> (32 − 8 × level). The one place the formula is
- * written: the writes (user-write.ts), the deletion and the rebuild key
+ * written: the writes (user-write/), the deletion and the rebuild key
  * their count rows by it, and rankExpression reads them by it. `level` is a
  * number for a fixed level, or a column.
  */

@@ -50,7 +50,7 @@ export type NewLiveEvent =
  * The events of one quest sync, in the order they happened: for each newly
  * completed quest its completion, then its award with the balance after it.
  * The write statement adds the user's own rank moves after them
- * (db/queries/user-write.ts); users pushed down a place by this write are not
+ * (db/queries/user-write/); users pushed down a place by this write are not
  * told (docs/LIVE.md). `quest.completedAt` is replaced by the statement's clock.
  */
 export function eventsOfQuestSync(input: {

@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import ipaddr from 'ipaddr.js';
-import { PROFILE_FIELDS, type ProfileField, type ProfileFields } from '../../db/schema.js';
+import {
+  PROFILE_FIELD_TABLE,
+  PROFILE_FIELDS,
+  type FieldRule,
+  type ProfileField,
+  type ProfileFields,
+} from '../../db/profile-fields.js';
 import { teamKey } from '../../db/team-key.js';
 import { validationError, type Issue } from '../app-error.js';
 import { cleanText, textProblem } from './text.js';
-
-// Defined with the table types (db/ imports nothing from src/); re-exported for the domain.
-export { PROFILE_FIELDS, type ProfileField };
 
 /**
  * A partial write: a field that is absent (or `undefined`, as zod's optional
@@ -14,16 +17,9 @@ export { PROFILE_FIELDS, type ProfileField };
  */
 export type ProfilePatch = { [F in keyof ProfileFields]?: ProfileFields[F] | undefined };
 
-export const EMPTY_PROFILE: ProfileFields = Object.freeze({
-  name: null,
-  handle: null,
-  location: null,
-  favoriteSport: null,
-  favoriteTeam: null,
-  favoritePlayer: null,
-  rivalTeam: null,
-  profileUrl: null,
-});
+export const EMPTY_PROFILE: ProfileFields = Object.freeze(
+  Object.fromEntries(PROFILE_FIELDS.map((field) => [field, null])) as ProfileFields,
+);
 
 /**
  * Handles that would impersonate the service or collide with routes. Compared
@@ -49,25 +45,10 @@ export const RESERVED_HANDLES: ReadonlySet<string> = new Set([
   'undefined',
 ]);
 
-/**
- * Length limits in code points, counted after NFC and trimming: the rules below
- * read them, and so does openapi.json (src/openapi.ts).
- */
-export const FIELD_LENGTHS = {
-  name: { min: 1, max: 80 },
-  handle: { min: 3, max: 30 },
-  location: { min: 0, max: 100 },
-  favoriteSport: { min: 0, max: 50 },
-  favoriteTeam: { min: 0, max: 100 },
-  favoritePlayer: { min: 0, max: 100 },
-  rivalTeam: { min: 0, max: 100 },
-  profileUrl: { min: 0, max: 2048 },
-} as const satisfies Record<ProfileField, { min: number; max: number }>;
+const HANDLE = PROFILE_FIELD_TABLE.handle;
 
 /** A stored handle: letters A–Z, digits and underscores (the leading `@` already dropped). */
-export const HANDLE_PATTERN = new RegExp(
-  `^[A-Za-z0-9_]{${FIELD_LENGTHS.handle.min},${FIELD_LENGTHS.handle.max}}$`,
-);
+export const HANDLE_PATTERN = new RegExp(`^[A-Za-z0-9_]{${HANDLE.min},${HANDLE.max}}$`);
 
 /** Length in Unicode code points, so an emoji counts as one character. */
 function codePoints(value: string): number {
@@ -102,7 +83,7 @@ function textField(rule: z.ZodType<string, string>, description: string) {
     .meta({ description });
 }
 
-function maxLength(max: number, min = 0) {
+function lengthRule(min: number, max: number) {
   return z
     .string()
     .refine(
@@ -116,11 +97,9 @@ const handleRule = z
   .transform((value) => (value.startsWith('@') ? value.slice(1) : value))
   .refine(
     (value) => HANDLE_PATTERN.test(value),
-    'Must be 3–30 characters of letters A–Z, digits and underscores',
+    `Must be ${HANDLE.min}–${HANDLE.max} characters of letters A–Z, digits and underscores`,
   )
   .refine((value) => !RESERVED_HANDLES.has(value.toLowerCase()), 'This handle is reserved');
-
-const MAX_URL_LENGTH = FIELD_LENGTHS.profileUrl.max;
 
 /**
  * profileUrl is stored in its canonical WHATWG form (`new URL(v).href`), the
@@ -129,23 +108,25 @@ const MAX_URL_LENGTH = FIELD_LENGTHS.profileUrl.max;
  * mean (`https://evil.com/`, `https://evil.com/@good.com`). The length limit
  * applies to what is stored.
  */
-const profileUrlRule = z
-  .string()
-  .refine((value) => value.length <= MAX_URL_LENGTH, `Must be at most ${MAX_URL_LENGTH} characters`)
-  .transform((value, ctx) => {
-    // URL.parse is newer than Node 20.0.
-    const url = URL.canParse(value) ? new URL(value) : null;
-    const problem = profileUrlProblem(url);
-    if (problem || !url) {
-      ctx.addIssue({ code: 'custom', message: problem ?? HTTPS_URL_MESSAGE });
-      return z.NEVER;
-    }
-    if (url.href.length > MAX_URL_LENGTH) {
-      ctx.addIssue({ code: 'custom', message: `Must be at most ${MAX_URL_LENGTH} characters` });
-      return z.NEVER;
-    }
-    return url.href;
-  });
+function urlRule(maxLength: number) {
+  return z
+    .string()
+    .refine((value) => value.length <= maxLength, `Must be at most ${maxLength} characters`)
+    .transform((value, ctx) => {
+      // URL.parse is newer than Node 20.0.
+      const url = URL.canParse(value) ? new URL(value) : null;
+      const problem = profileUrlProblem(url);
+      if (problem || !url) {
+        ctx.addIssue({ code: 'custom', message: problem ?? HTTPS_URL_MESSAGE });
+        return z.NEVER;
+      }
+      if (url.href.length > maxLength) {
+        ctx.addIssue({ code: 'custom', message: `Must be at most ${maxLength} characters` });
+        return z.NEVER;
+      }
+      return url.href;
+    });
+}
 
 const HTTPS_URL_MESSAGE = 'Must be an absolute https: URL without credentials';
 
@@ -175,56 +156,40 @@ function isLocalHost(hostname: string): boolean {
   return ipaddr.process(literal).range() !== 'unicast';
 }
 
-/** Per-field input schemas: the single definition of every field rule (docs/CONTRACT.md, Field rules). */
-export const profileFieldSchemas = {
-  name: textField(
-    maxLength(FIELD_LENGTHS.name.max, FIELD_LENGTHS.name.min),
-    'Display name, 1–80 characters. null or "" clears it.',
-  ),
-  handle: textField(
-    handleRule,
-    'Unique handle: 3–30 of A–Z a–z 0–9 _, a leading @ is dropped, unique ignoring case, ' +
-      'reserved words refused. Once set it can be changed but not cleared.',
-  ),
-  location: textField(
-    maxLength(FIELD_LENGTHS.location.max),
-    'Up to 100 characters. null or "" clears it.',
-  ),
-  favoriteSport: textField(
-    maxLength(FIELD_LENGTHS.favoriteSport.max),
-    'Up to 50 characters. null or "" clears it.',
-  ),
-  favoriteTeam: textField(
-    maxLength(FIELD_LENGTHS.favoriteTeam.max),
-    'Up to 100 characters. null or "" clears it.',
-  ),
-  favoritePlayer: textField(
-    maxLength(FIELD_LENGTHS.favoritePlayer.max),
-    'Up to 100 characters. null or "" clears it.',
-  ),
-  rivalTeam: textField(
-    maxLength(FIELD_LENGTHS.rivalTeam.max),
-    'Up to 100 characters; may not be the same team as favoriteTeam (compared ignoring case, ' +
-      'compatibility forms and invisible characters). null or "" clears it.',
-  ),
-  profileUrl: textField(
-    profileUrlRule,
-    'Absolute https: URL to a public host (not localhost or a private, loopback or link-local ' +
-      'IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). ' +
-      'null or "" clears it.',
-  ),
-} satisfies Record<ProfileField, z.ZodType>;
+/** Each rule kind of the field table (db/profile-fields.ts), for a field's limits. */
+const RULES: Record<
+  FieldRule,
+  (limits: { min: number; max: number }) => z.ZodType<string, string>
+> = {
+  text: ({ min, max }) => lengthRule(min, max),
+  handle: () => handleRule,
+  url: ({ max }) => urlRule(max),
+};
+
+/**
+ * Per-field input schemas, from the field table: the text rules, then the
+ * field's rule kind with its limits, described by the table's description.
+ */
+export const profileFieldSchemas = Object.fromEntries(
+  PROFILE_FIELDS.map((field) => {
+    const spec = PROFILE_FIELD_TABLE[field];
+    return [field, textField(RULES[spec.rule](spec), spec.description)];
+  }),
+) as Record<ProfileField, ReturnType<typeof textField>>;
 
 /**
  * A team to filter a leaderboard by: the text rules favoriteTeam gets (trimmed,
- * NFC, no control, bidi or invisible characters, ≤ 100 characters), never empty.
+ * NFC, no control, bidi or invisible characters, favoriteTeam's length limit),
+ * never empty.
  */
-export const teamFilterSchema = cleanedText.pipe(maxLength(100, 1)).meta({
-  description:
-    'Only fans whose favoriteTeam is this team (compared ignoring case, compatibility forms ' +
-    'and invisible characters, after the same trimming as profile fields); ranks are within ' +
-    'the team.',
-});
+export const teamFilterSchema = cleanedText
+  .pipe(lengthRule(1, PROFILE_FIELD_TABLE.favoriteTeam.max))
+  .meta({
+    description:
+      'Only fans whose favoriteTeam is this team (compared ignoring case, compatibility forms ' +
+      'and invisible characters, after the same trimming as profile fields); ranks are within ' +
+      'the team.',
+  });
 
 /** Two teams are the same when their keys are (db/team-key.ts). */
 function sameTeam(a: string | null, b: string | null): boolean {
@@ -261,7 +226,7 @@ export function applyProfilePatch(
   return { next, changed };
 }
 
-/** How many of the eight fields hold a value. */
+/** How many of the profile fields hold a value. */
 export function filledFieldCount(profile: ProfileFields): number {
   return PROFILE_FIELDS.filter((field) => profile[field] !== null).length;
 }

@@ -1,5 +1,6 @@
+import { PROFILE_FIELDS } from '../../db/profile-fields.js';
 import type { ProfileFields, StoredQuest } from '../../db/schema.js';
-import { PROFILE_FIELDS, filledFieldCount } from './profile.js';
+import { filledFieldCount } from './profile.js';
 
 /** What a quest is evaluated from: the stored profile and whether the user onboarded. */
 export interface QuestState {

@@ -3,16 +3,18 @@ import { findRankedEntry, type RankedEntry } from '../../db/queries/leaderboard.
 import { recentLedgerEntries } from '../../db/queries/points.js';
 import {
   applyUserWrite,
+  pointsAndBoards,
   readUserState,
   stateAfterWrite,
-  type BoardWrite,
   type HandleMove,
-  type LedgerCredit,
+  type PointsMove,
   type UserState,
   type UserWritePlan,
-} from '../../db/queries/user-write.js';
+  type UserWriteResult,
+} from '../../db/queries/user-write/index.js';
 import type { Database, LedgerRow, ProfileRow, UserRow } from '../../db/schema.js';
-import { ALL_TIME_BOARD, writeBoards } from '../domain/boards.js';
+import type { CompiledStatements } from '../../db/statements.js';
+import { writeBoards } from '../domain/boards.js';
 import { eventsOfQuestSync } from '../domain/events.js';
 import { applyProfilePatch, EMPTY_PROFILE, type ProfilePatch } from '../domain/profile.js';
 import {
@@ -47,6 +49,8 @@ export const WRITE_ATTEMPTS = 8;
 /** What the write paths need from the app. */
 export interface WriteDeps {
   db: Kysely<Database>;
+  /** The database handle's compiled statements (db/statements.ts). */
+  statements: CompiledStatements;
   /** Decides which season boards an award credits (tests move it). */
   clock: () => Date;
   config: { handles: HandlePolicy };
@@ -131,22 +135,40 @@ interface Written extends ProfileWrite {
   questSync: QuestSyncResult | null;
 }
 
-/** A plan for the write and what the response reports once it is applied. */
-interface Planned {
-  plan: UserWritePlan;
-  /** False when the plan changes nothing: no statement is sent. */
-  writes: boolean;
-  written: Omit<Written, 'user' | 'profile'>;
+interface WriteOutcome {
+  written: Written;
+  history: LedgerRow[] | undefined;
+  rank: number | undefined;
 }
 
 /**
+ * The state a try plans from: the stored one (`confirmed`), or the one this
+ * instance's last write of the user left (src/services/state-cache.ts), which
+ * may only feed a guarded write.
+ */
+interface Source {
+  state: UserState;
+  /** The boards its entries are of (boardsKey). */
+  boards: string;
+  confirmed: boolean;
+}
+
+/** What one try came to: the statement's outcome, or one decided before sending any. */
+type Attempt =
+  | { outcome: 'written'; done: WriteOutcome; after: UserState }
+  /** The stored state needs nothing written: the answer is that state. */
+  | { outcome: 'unchanged'; done: WriteOutcome }
+  /** A cached state would refuse the write or write nothing: only the stored state may say so. */
+  | { outcome: 'unconfirmed' }
+  | Exclude<UserWriteResult, { outcome: 'written' }>;
+
+/**
  * Plans from the user's state and applies the plan in one statement guarded
- * by the state's version (db/queries/user-write.ts). The state is this
- * instance's last write of the user when it has one (unconfirmed: it may
- * only feed a guarded write; if it is stale, the write returns the stored
- * state and the next try plans from that), else a read. The user's writes on
- * this instance take turns (UserStateCache.inTurn), so the next one plans
- * from the state this one leaves.
+ * by the state's version (db/queries/user-write/); when another write landed
+ * in between, plans again from the state it left. The user's writes on this
+ * instance take turns (UserStateCache.inTurn), so each plans from the state
+ * the one before left, and only writes on other instances race in the
+ * database.
  */
 function writeUser(
   deps: WriteDeps,
@@ -154,91 +176,116 @@ function writeUser(
   patch: ProfilePatch,
   options: { onboard: boolean; historyLimit: number },
 ): Promise<WriteOutcome> {
-  return deps.userStates.inTurn(userId, () => tryWrites(deps, userId, patch, options));
-}
-
-interface WriteOutcome {
-  written: Written;
-  history: LedgerRow[] | undefined;
-  rank: number | undefined;
-}
-
-async function tryWrites(
-  deps: WriteDeps,
-  userId: string,
-  patch: ProfilePatch,
-  options: { onboard: boolean; historyLimit: number },
-): Promise<WriteOutcome> {
-  let source: { state: UserState; boards: string; confirmed: boolean } | undefined;
-  for (let attempt = 1, first = true; ; first = false) {
-    const boards = writeBoards(deps.clock());
-    const key = boardsKey(boards);
-    const cached = first ? deps.userStates.get(userId, key) : undefined;
-    if (cached) source = { state: cached, boards: key, confirmed: false };
-    if (source?.boards !== key) {
-      const read = await readUserState(deps.db, userId, boards);
-      if (!read) throw new UserGoneError();
-      source = { state: read, boards: key, confirmed: true };
-    }
-    const { state, confirmed } = source;
-    source = undefined;
-    let planned: Planned;
-    try {
-      planned = planWrite(state, patch, { ...options, boards, handles: deps.config.handles });
-    } catch (error) {
-      // Refused on a cached state: refuse it only on the stored one.
-      if (confirmed) throw error;
-      continue;
-    }
-    const { plan, writes, written } = planned;
-    // Planned on a cached state: if that is stale, the write returns the stored one.
-    if (!confirmed) plan.returnStateOnBoards = boards;
-    if (!writes) {
-      // Nothing to write: an answer only the stored state may give.
-      if (!confirmed) continue;
-      return {
-        written: { ...written, user: state.user, profile: state.profile },
-        history: undefined,
-        rank: undefined,
-      };
-    }
-    const result = await applyUserWrite(deps.db, plan);
-    if (result.ok) {
-      deps.userStates.set(userId, key, stateAfterWrite(state, plan, result));
-      const completedAt = result.writtenAt;
-      return {
-        written: {
-          ...written,
-          user: result.user,
-          profile: result.profile ?? state.profile,
-          // Completion times are the statement's clock, the one the rows carry.
-          questSync: written.questSync && stampCompletions(written.questSync, completedAt),
-        },
-        history: options.historyLimit > 0 ? result.history : undefined,
-        rank: result.rank,
-      };
-    }
-    deps.userStates.delete(userId);
-    if (result.conflict === 'handle_taken') throw handleTakenError(plan.profile?.handle ?? '');
-    if (result.conflict === 'gone') throw new UserGoneError();
-    if (confirmed) {
-      // A lost race: back off, then try again.
-      if (attempt >= WRITE_ATTEMPTS) {
-        throw new AppError(
-          'UNAVAILABLE',
-          'Too many simultaneous writes to this user; retry shortly',
-          { retryAfterSeconds: 1 },
-        );
+  return deps.userStates.inTurn(userId, async () => {
+    let source: Source | undefined;
+    for (let lost = 0; ;) {
+      const boards = writeBoards(deps.clock());
+      const key = boardsKey(boards);
+      if (source?.boards !== key) source = await sourceOf(deps, userId, boards);
+      const attempt = await tryWrite(deps, source, patch, { ...options, boards });
+      // The cache keeps the state each try ends with, if it knows it.
+      switch (attempt.outcome) {
+        case 'written':
+          deps.userStates.set(userId, key, attempt.after);
+          return attempt.done;
+        case 'unchanged':
+          deps.userStates.set(userId, key, source.state);
+          return attempt.done;
+        case 'unconfirmed':
+          deps.userStates.delete(userId);
+          source = undefined;
+          break;
+        case 'stale': {
+          deps.userStates.delete(userId);
+          // A try from a cached state lost no race: try again at once.
+          if (source.confirmed) {
+            lost += 1;
+            if (lost === WRITE_ATTEMPTS) throw tooManyWrites();
+            await sleep(Math.random() * 2 ** lost);
+          }
+          // Plan from the state the write found, unless it is no newer than the
+          // plan's (the write waited for one that committed after it began).
+          const { current } = attempt;
+          source =
+            current && current.user.version !== source.state.user.version
+              ? { state: current, boards: key, confirmed: true }
+              : undefined;
+          break;
+        }
+        case 'gone':
+          deps.userStates.delete(userId);
+          throw new UserGoneError();
+        case 'handle_taken':
+          deps.userStates.delete(userId);
+          throw handleTakenError(patch.handle ?? '');
       }
-      await sleep(Math.random() * 2 ** attempt);
-      attempt += 1;
-    } // A cached state that had gone stale lost no race: try again at once,
-    // from the state the write found, unless it is no newer than the plan's
-    // (the write waited for one that committed after the statement began).
-    if (result.current && result.current.user.version !== state.user.version) {
-      source = { state: result.current, boards: key, confirmed: true };
     }
+  });
+}
+
+/** The state this instance's last write of the user left, else the stored one. */
+async function sourceOf(deps: WriteDeps, userId: string, boards: string[]): Promise<Source> {
+  const key = boardsKey(boards);
+  const cached = deps.userStates.get(userId, key);
+  if (cached) return { state: cached, boards: key, confirmed: false };
+  const read = await readUserState(deps.db, deps.statements, userId, boards);
+  if (!read) throw new UserGoneError();
+  return { state: read, boards: key, confirmed: true };
+}
+
+/** One try: plan from `source`, and apply the plan if it writes anything. */
+async function tryWrite(
+  deps: WriteDeps,
+  { state, confirmed }: Source,
+  patch: ProfilePatch,
+  options: { onboard: boolean; historyLimit: number; boards: readonly string[] },
+): Promise<Attempt> {
+  let planned: Planned;
+  try {
+    planned = planWrite(state, patch, { ...options, handles: deps.config.handles });
+  } catch (error) {
+    if (confirmed) throw error;
+    return { outcome: 'unconfirmed' };
   }
+  const { plan, writes, written } = planned;
+  if (!writes) {
+    if (!confirmed) return { outcome: 'unconfirmed' };
+    const done = { ...written, user: state.user, profile: state.profile };
+    return { outcome: 'unchanged', done: { written: done, history: undefined, rank: undefined } };
+  }
+  // Planned on a cached state: if that is stale, the write returns the stored one.
+  if (!confirmed) plan.returnStateOnBoards = options.boards;
+  const result = await applyUserWrite(deps.db, deps.statements, plan);
+  if (result.outcome !== 'written') return result;
+  return {
+    outcome: 'written',
+    after: stateAfterWrite(state, plan, result),
+    done: {
+      written: {
+        ...written,
+        user: result.user,
+        profile: result.profile ?? state.profile,
+        // Completion times are the statement's clock, the one the rows carry.
+        questSync: written.questSync && stampCompletions(written.questSync, result.writtenAt),
+      },
+      history: options.historyLimit > 0 ? result.history : undefined,
+      rank: result.rank,
+    },
+  };
+}
+
+function tooManyWrites(): AppError {
+  return new AppError('UNAVAILABLE', 'Too many simultaneous writes to this user; retry shortly', {
+    retryAfterSeconds: 1,
+  });
+}
+
+/** A plan for the write and what the response reports once it is applied. */
+interface Planned {
+  plan: UserWritePlan;
+  /** False when the plan changes nothing: no statement is sent. */
+  writes: boolean;
+  written: Omit<Written, 'user' | 'profile'>;
 }
 
 /** Everything a write changes, from the state it read: plain computation, no I/O. */
@@ -279,20 +326,21 @@ function planWrite(
 
   // Completion times in the response become the statement's clock once written.
   const sync = planQuestSync({ profile: next, onboarded: true }, state.quests, new Date());
-  let balance = state.points;
-  const credits: LedgerCredit[] = sync.newlyCompleted.map((quest) => {
-    balance += quest.points;
-    return {
-      key: questAwardKey(quest.id),
-      delta: quest.points,
-      reason: 'quest_completed',
-      questId: quest.id,
-      balanceAfter: balance,
-    };
+  // Each completed quest is worth its points on every board the write credits.
+  const moves: PointsMove[] = sync.newlyCompleted.map((quest) => ({
+    key: questAwardKey(quest.id),
+    delta: quest.points,
+    reason: 'quest_completed',
+    questId: quest.id,
+    boards: options.boards,
+  }));
+  const { credits, boards, balance } = pointsAndBoards(state, moves, {
+    teamBoards: options.boards,
+    teamChanged: plan.team.changed,
   });
   plan.quests = sync.writes;
   plan.credits = credits;
-  plan.boards = boardWrites(state, options.boards, balance - state.points, plan.team.changed);
+  plan.boards = boards;
   const completedIds = new Set(sync.newlyCompleted.map((quest) => quest.id));
   const completed = sync.quests.filter((view) => completedIds.has(view.quest.id));
   // Announced by the same statement: the completions and awards, then the rank moves.
@@ -318,30 +366,6 @@ function planWrite(
       },
     },
   };
-}
-
-/**
- * The board entries a write stores: the all-time entry whenever it is
- * missing or its balance or team changes; each season board (`boards` after
- * the first) when the write awards points, or when its entry exists and the
- * team changes. The entries' team key follows favoriteTeam, so fan boards
- * never read profiles.
- */
-function boardWrites(
-  state: UserState,
-  boards: readonly string[],
-  awarded: number,
-  teamChanged: boolean,
-): BoardWrite[] {
-  const writes: BoardWrite[] = [];
-  for (const board of boards) {
-    const before = state.entries.get(board);
-    const allTime = board === ALL_TIME_BOARD;
-    if (awarded > 0 || (before && teamChanged) || (allTime && !before)) {
-      writes.push({ board, before, points: (before?.points ?? 0) + awarded });
-    }
-  }
-  return writes;
 }
 
 /**

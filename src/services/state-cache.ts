@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { UserState } from '../../db/queries/user-write.js';
+import type { UserState } from '../../db/queries/user-write/index.js';
 
 /**
  * The state each user's last write on this instance left behind, so that

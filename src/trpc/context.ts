@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { TRPCRequestInfo } from '@trpc/server/http';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { CompiledStatements } from '../../db/statements.js';
 import type { UserIdResolver } from '../auth/user-ids.js';
 import type { AuthVerifier, Principal } from '../auth/verifier.js';
 import type { Config } from '../config.js';
@@ -16,6 +17,8 @@ import type { UserStateCache } from '../services/state-cache.js';
 export interface AppDeps {
   config: Config;
   db: Kysely<Database>;
+  /** The database handle's compiled statements (db/statements.ts). */
+  statements: CompiledStatements;
   verifier: AuthVerifier;
   logger: Logger;
   /** Absent when RATE_LIMIT_PER_USER is 0. */

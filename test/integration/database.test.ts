@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Migrator, NO_MIGRATIONS, sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle, type DatabaseOptions } from '../../db/database.js';
-import { readUserState } from '../../db/queries/user-write.js';
+import { readUserState } from '../../db/queries/user-write/index.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { migrations } from '../../db/migrations/index.js';
 import type { Database } from '../../db/schema.js';
@@ -299,7 +299,7 @@ describe.skipIf(testDbKind !== 'postgres')('PostgreSQL pool', () => {
   });
 });
 
-describe.skipIf(testDbKind !== 'postgres')('named statements (db/prepared.ts)', () => {
+describe.skipIf(testDbKind !== 'postgres')('named statements (db/statements.ts)', () => {
   const opened: DatabaseHandle[] = [];
   afterAll(async () => {
     for (const handle of opened) await handle.close();
@@ -326,7 +326,7 @@ describe.skipIf(testDbKind !== 'postgres')('named statements (db/prepared.ts)', 
     const handle = await onePool();
     const userId = await insertUser(handle.db);
     for (let i = 0; i < 7; i++) {
-      expect((await readUserState(handle.db, userId))?.user.id).toBe(userId);
+      expect((await readUserState(handle.db, handle.statements, userId))?.user.id).toBe(userId);
     }
     const [read, ...others] = await ours(handle.db);
     expect(others).toEqual([]);
@@ -336,7 +336,7 @@ describe.skipIf(testDbKind !== 'postgres')('named statements (db/prepared.ts)', 
   it('are not used with preparedStatements off', async () => {
     const handle = await onePool({ preparedStatements: false });
     const userId = await insertUser(handle.db);
-    expect((await readUserState(handle.db, userId))?.user.id).toBe(userId);
+    expect((await readUserState(handle.db, handle.statements, userId))?.user.id).toBe(userId);
     expect(await ours(handle.db)).toEqual([]);
   });
 
@@ -344,12 +344,12 @@ describe.skipIf(testDbKind !== 'postgres')('named statements (db/prepared.ts)', 
     const refused: Error[] = [];
     const handle = await onePool({ onPreparedStatementsOff: (error) => refused.push(error) });
     const userId = await insertUser(handle.db);
-    await readUserState(handle.db, userId);
+    await readUserState(handle.db, handle.statements, userId);
     expect(await ours(handle.db)).toHaveLength(1);
     // pg still believes the statement parsed on this connection; the server no longer has it.
     await sql`deallocate all`.execute(handle.db);
-    expect((await readUserState(handle.db, userId))?.user.id).toBe(userId);
-    expect((await readUserState(handle.db, userId))?.user.id).toBe(userId);
+    expect((await readUserState(handle.db, handle.statements, userId))?.user.id).toBe(userId);
+    expect((await readUserState(handle.db, handle.statements, userId))?.user.id).toBe(userId);
     expect(refused.map((error) => (error as { code?: string }).code)).toEqual(['26000']);
     expect(await ours(handle.db)).toEqual([]);
   });

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/app-error.js';
 import { ERROR_TABLE } from '../../src/error-mapping.js';
-import { PROFILE_FIELDS } from '../../src/domain/profile.js';
+import { PROFILE_FIELDS } from '../../db/profile-fields.js';
 import { MAX_TRPC_BATCH } from '../../src/http/trpc-batch.js';
 import { consistencyProblems } from '../helpers/consistency.js';
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureUser } from '../../db/queries/users.js';
-import { readUserState } from '../../db/queries/user-write.js';
+import { readUserState } from '../../db/queries/user-write/index.js';
 import type { Database } from '../../db/schema.js';
 import { UserGoneError } from '../../src/app-error.js';
 import { writeBoards } from '../../src/domain/boards.js';
@@ -35,6 +35,7 @@ function instance(options: { cacheSize?: number; clock?: () => Date } = {}) {
   const counter = new CountStatements();
   const deps: WriteDeps = {
     db: database.db.withPlugin(counter),
+    statements: database.statements,
     clock: options.clock ?? (() => new Date()),
     config: { handles: HANDLES },
     userStates: new UserStateCache(options.cacheSize ?? 100),
@@ -53,7 +54,9 @@ async function expectCachedIsStored(deps: WriteDeps, userId: string, at: Date, s
   const boards = writeBoards(at);
   const cached = deps.userStates.get(userId, boardsKey(boards));
   expect(cached, step).toBeDefined();
-  expect(cached, step).toEqual(await readUserState(database.db, userId, boards));
+  expect(cached, step).toEqual(
+    await readUserState(database.db, database.statements, userId, boards),
+  );
 }
 
 async function newUser(): Promise<string> {
@@ -61,7 +64,7 @@ async function newUser(): Promise<string> {
 }
 
 const storedProfile = async (db: Kysely<Database>, userId: string) =>
-  (await readUserState(db, userId))!.profile;
+  (await readUserState(db, database.statements, userId))!.profile;
 
 describe('the cached state', () => {
   it('is, after every kind of write, exactly what a read of the database returns', async () => {

@@ -1,6 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyUserWrite, readUserState, type UserWritePlan } from '../../db/queries/user-write.js';
+import {
+  applyUserWrite,
+  readUserState,
+  type UserWritePlan,
+} from '../../db/queries/user-write/index.js';
 import type { Database } from '../../db/schema.js';
 import { consistencyProblems } from '../helpers/consistency.js';
 import { CountStatements } from '../helpers/count-statements.js';
@@ -71,7 +75,7 @@ describe('optimistic concurrency', () => {
     const token = await app.token();
     const first = await onboard(token, { name: 'Stale' });
     const userId: string = first.body.data.user.id;
-    const state = (await readUserState(database.db, userId))!;
+    const state = (await readUserState(database.db, database.statements, userId))!;
     // Another write lands between the read and the write.
     expect((await patch(token, { location: 'Moved' })).status).toBe(200);
     const ledgerBefore = await ledgerOf(database.db, userId);
@@ -104,13 +108,17 @@ describe('optimistic concurrency', () => {
       historyLimit: 20,
       rank: true,
     };
-    const result = await applyUserWrite(database.db, plan);
-    expect(result).toEqual({ ok: false, conflict: 'stale', current: undefined });
-    const after = (await readUserState(database.db, userId))!;
+    const result = await applyUserWrite(database.db, database.statements, plan);
+    expect(result).toEqual({ outcome: 'stale', current: undefined });
+    const after = (await readUserState(database.db, database.statements, userId))!;
     // A plan made from a cached state asks for the stored state back instead.
-    expect(await applyUserWrite(database.db, { ...plan, returnStateOnBoards: ['all'] })).toEqual({
-      ok: false,
-      conflict: 'stale',
+    expect(
+      await applyUserWrite(database.db, database.statements, {
+        ...plan,
+        returnStateOnBoards: ['all'],
+      }),
+    ).toEqual({
+      outcome: 'stale',
       current: after,
     });
     expect(after.profile).toMatchObject({ name: 'Stale', location: 'Moved', handle: null });
@@ -120,14 +128,14 @@ describe('optimistic concurrency', () => {
     expect(await ledgerOf(database.db, userId)).toEqual(ledgerBefore);
   });
 
-  it('returns the typed conflict handle_taken and writes nothing', async () => {
+  it('returns the outcome handle_taken and writes nothing', async () => {
     const holder = await app.token();
     const handle = `held_${Date.now().toString(36)}`;
     expect((await patch(holder, { handle })).status).toBe(200);
     const token = await app.token();
     const userId: string = (await onboard(token, { name: 'Wants' })).body.data.user.id;
-    const state = (await readUserState(database.db, userId))!;
-    const result = await applyUserWrite(database.db, {
+    const state = (await readUserState(database.db, database.statements, userId))!;
+    const result = await applyUserWrite(database.db, database.statements, {
       userId,
       expectedVersion: state.user.version,
       onboard: false,
@@ -139,8 +147,8 @@ describe('optimistic concurrency', () => {
       historyLimit: 0,
       rank: false,
     });
-    expect(result).toEqual({ ok: false, conflict: 'handle_taken' });
-    const after = (await readUserState(database.db, userId))!;
+    expect(result).toEqual({ outcome: 'handle_taken' });
+    const after = (await readUserState(database.db, database.statements, userId))!;
     expect(after.user.version).toBe(state.user.version);
     expect(after.profile?.name).toBe('Wants');
   });

@@ -6,11 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { appRouter } from '../../routers/index.js';
 import { OPENAPI_PATH } from '../../scripts/openapi.js';
 import {
-  FIELD_LENGTHS,
-  profileFieldSchemas,
-  teamFilterSchema,
+  PROFILE_FIELD_TABLE,
+  PROFILE_FIELDS as FIELDS,
   type ProfileField,
-} from '../../src/domain/profile.js';
+} from '../../db/profile-fields.js';
+import { profileFieldSchemas, teamFilterSchema } from '../../src/domain/profile.js';
 import { buildOpenApiDocument, LOCAL_SERVER_URL } from '../../src/openapi.js';
 
 type Json = Record<string, any>;
@@ -19,7 +19,6 @@ const schemas = document.components.schemas as Json;
 
 const ajv = new Ajv2020({ strict: false });
 formatsPlugin.default(ajv);
-const FIELDS = Object.keys(FIELD_LENGTHS) as ProfileField[];
 /** What a validating proxy checks a request field against, and a response field. */
 const requestRule = (field: ProfileField) => ajv.compile(schemas.UpdateUserInput.properties[field]);
 const storedRule = (field: ProfileField) => ajv.compile(schemas.User.properties[field]);
@@ -36,7 +35,7 @@ const text = (max: number) =>
     fc.string({ unit: 'grapheme-ascii', minLength: max - 2, maxLength: max + 2 }),
   );
 const candidates: Record<ProfileField, fc.Arbitrary<string>> = {
-  name: padded(text(FIELD_LENGTHS.name.max)),
+  name: padded(text(PROFILE_FIELD_TABLE.name.max)),
   handle: padded(
     fc.oneof(
       fc
@@ -45,11 +44,11 @@ const candidates: Record<ProfileField, fc.Arbitrary<string>> = {
       fc.string({ maxLength: 34 }),
     ),
   ),
-  location: padded(text(FIELD_LENGTHS.location.max)),
-  favoriteSport: padded(text(FIELD_LENGTHS.favoriteSport.max)),
-  favoriteTeam: padded(text(FIELD_LENGTHS.favoriteTeam.max)),
-  favoritePlayer: padded(text(FIELD_LENGTHS.favoritePlayer.max)),
-  rivalTeam: padded(text(FIELD_LENGTHS.rivalTeam.max)),
+  location: padded(text(PROFILE_FIELD_TABLE.location.max)),
+  favoriteSport: padded(text(PROFILE_FIELD_TABLE.favoriteSport.max)),
+  favoriteTeam: padded(text(PROFILE_FIELD_TABLE.favoriteTeam.max)),
+  favoritePlayer: padded(text(PROFILE_FIELD_TABLE.favoritePlayer.max)),
+  rivalTeam: padded(text(PROFILE_FIELD_TABLE.rivalTeam.max)),
   profileUrl: padded(
     fc.oneof(
       fc
@@ -89,7 +88,7 @@ describe('field rules in openapi.json', () => {
     const rule = ajv.compile(team.schema);
     let accepted = 0;
     fc.assert(
-      fc.property(padded(text(FIELD_LENGTHS.favoriteTeam.max)), (value) => {
+      fc.property(padded(text(PROFILE_FIELD_TABLE.favoriteTeam.max)), (value) => {
         if (!teamFilterSchema.safeParse(value).success) return;
         accepted += 1;
         expect(rule(value), JSON.stringify(value)).toBe(true);

@@ -1,0 +1,24 @@
+/**
+ * Every write of one user's state, in at most two round trips and no
+ * transaction:
+ *
+ * 1. state.ts — `readUserState`, one statement: the user row with its
+ *    `version`, the profile, the board entries, the quests, the last handle
+ *    change. Skipped when this instance's last write of the user left its
+ *    state (src/services/state-cache.ts, from `stateAfterWrite`).
+ * 2. The service decides what changes with plain functions (src/domain) and
+ *    describes it as a `UserWritePlan` (plan.ts, with its pure helpers).
+ * 3. apply.ts — `applyUserWrite` runs the plan's one guarded statement
+ *    (statement.ts) and says what happened: written, stale (the version
+ *    moved: plan again), gone, or handle_taken.
+ */
+export { applyUserWrite, stateAfterWrite, type UserWriteResult } from './apply.js';
+export {
+  pointsAndBoards,
+  type BoardWrite,
+  type HandleMove,
+  type LedgerCredit,
+  type PointsMove,
+  type UserWritePlan,
+} from './plan.js';
+export { ALL_TIME_BOARD, readUserState, type BoardEntry, type UserState } from './state.js';

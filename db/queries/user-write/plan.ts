@@ -1,0 +1,148 @@
+/**
+ * A write as data: everything one write of a user's state changes, computed
+ * from the state it read (state.ts) and applied in one statement if the
+ * state is still at that version (statement.ts, apply.ts). Plain data and
+ * pure helpers: the service decides what changes (src/services/profile.ts),
+ * these turn its decisions into rows.
+ */
+import type { HandleHistoryRow, ProfileFields, StoredQuest } from '../../schema.js';
+import { ALL_TIME_BOARD, type BoardEntry, type UserState } from './state.js';
+
+/**
+ * Everything one write changes, computed from the state read at
+ * `expectedVersion`. Every timestamp written is the statement's `now()`.
+ */
+export interface UserWritePlan {
+  userId: string;
+  expectedVersion: number;
+  /**
+   * Set when the plan was made from a cached state (src/services/state-cache.ts):
+   * a write that finds the version moved then returns the state it found, with
+   * the entries on these boards, so the retry needs no read of its own.
+   */
+  returnStateOnBoards?: readonly string[] | undefined;
+  /** Sets onboarded_at (first time only; a later onboarding keeps the first time). */
+  onboard: boolean;
+  /** The whole profile to store (insert on first write), or undefined to leave it. */
+  profile: ProfileFields | undefined;
+  /**
+   * The board entries this write stores (pointsAndBoards). On the all-time
+   * board `points` is the balance after the write. An entry whose points
+   * change takes the write's new sequence number (and reached_at); one whose
+   * points stay keeps both.
+   */
+  boards: readonly BoardWrite[];
+  /**
+   * The holder's team after the write. Entries created, and all entries
+   * written when `changed`, get team_key = teamKey(favoriteTeam)
+   * (db/team-key.ts); others keep theirs.
+   */
+  team: { favoriteTeam: string | null; changed: boolean };
+  /** Quest states whose stored progress, target or status change. */
+  quests: readonly StoredQuest[];
+  /** Ledger entries, in the order their balances were computed (pointsAndBoards). */
+  credits: readonly LedgerCredit[];
+  /**
+   * Outbox events (docs/LIVE.md), in order, inserted and announced (NOTIFY,
+   * delivered on commit) by this same statement. A `quest_completed`
+   * payload's `quest.completedAt` is set to the statement's clock.
+   */
+  events?: readonly { type: string; payload: unknown }[];
+  /**
+   * The user's rank moves on the whole board and on their team's board follow
+   * the events as `rank_changed` events, computed in the statement from the
+   * snapshot it writes over; only when the write stores the all-time entry.
+   */
+  announceRanks?: boolean;
+  /** Also return the newest ledger entries (after the write), up to this many. */
+  historyLimit: number;
+  /** Also return the all-time rank after the write (the entry must exist after it). */
+  rank: boolean;
+  /** The handle's claims and history when the write changes the handle, else undefined. */
+  handle?: HandleMove | undefined;
+}
+
+/** One ledger entry. `key` is unique per user: the same entry can never land twice. */
+export interface LedgerCredit {
+  key: string;
+  delta: number;
+  reason: string;
+  questId: string | null;
+  /** The balance after this entry, computed from the balance read with the plan. */
+  balanceAfter: number;
+}
+
+/** One board entry a write stores. */
+export interface BoardWrite {
+  board: string;
+  /** The entry as read with the plan; undefined when the write creates it. */
+  before: BoardEntry | undefined;
+  points: number;
+}
+
+/**
+ * A change of the stored handle. The claim on the new key is the database's
+ * judgement: the user's own row (held, or reserved for them) or an expired
+ * reservation is taken over, anything else makes the insert fail on
+ * handle_claims_pkey and the whole statement write nothing (`handle_taken`).
+ */
+export interface HandleMove {
+  /** The key to claim (a first handle or another handle); undefined for a change of letter case. */
+  claimKey: string | undefined;
+  /** The key given up, reserved for the user for `reserveDays` (0: free at once). */
+  release: { key: string; reserveDays: number } | undefined;
+  /** The handle_history row. */
+  history: Pick<HandleHistoryRow, 'oldHandle' | 'newHandle' | 'kind'>;
+}
+
+/**
+ * A change to the user's points, as the service decides it: one ledger
+ * entry, and the boards it moves. Every kind of award (or, later, debit) is
+ * one of these; pointsAndBoards turns a list of them into the plan's ledger
+ * entries and board entries.
+ */
+export interface PointsMove {
+  /** The ledger's idempotency key: unique per user. */
+  key: string;
+  delta: number;
+  reason: string;
+  questId: string | null;
+  /** The boards whose entries move by `delta`: the all-time board (the balance) and seasons. */
+  boards: readonly string[];
+}
+
+/**
+ * The ledger entries and board entries of an onboarded user's write: each
+ * move's entry with the balance after it, in order; and the board entries
+ * to store: every board a move touches, the all-time entry when it is
+ * missing (onboarding creates it), and each entry of `teamBoards` that
+ * exists when the team changes (an entry's team key follows favoriteTeam, so
+ * fan boards never read profiles; past seasons keep theirs).
+ */
+export function pointsAndBoards(
+  state: UserState,
+  moves: readonly PointsMove[],
+  options: { teamBoards: readonly string[]; teamChanged: boolean },
+): { credits: LedgerCredit[]; boards: BoardWrite[]; balance: number } {
+  let balance = state.points;
+  const credits = moves.map((move) => {
+    balance += move.delta;
+    const { boards: _boards, ...entry } = move;
+    return { ...entry, balanceAfter: balance };
+  });
+  const deltas = new Map<string, number>([[ALL_TIME_BOARD, 0]]);
+  for (const board of options.teamBoards) deltas.set(board, 0);
+  for (const move of moves) {
+    for (const board of move.boards) deltas.set(board, (deltas.get(board) ?? 0) + move.delta);
+  }
+  const boards: BoardWrite[] = [];
+  for (const [board, delta] of deltas) {
+    const before = state.entries.get(board);
+    const retagged =
+      before !== undefined && options.teamChanged && options.teamBoards.includes(board);
+    if (delta !== 0 || retagged || (board === ALL_TIME_BOARD && !before)) {
+      boards.push({ board, before, points: (before?.points ?? 0) + delta });
+    }
+  }
+  return { credits, boards, balance };
+}
