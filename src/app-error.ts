@@ -6,6 +6,9 @@
 export const ERROR_CODES = [
   'VALIDATION_FAILED',
   'UNAUTHENTICATED',
+  'FAN_TOKEN_REQUIRED',
+  'INSUFFICIENT_SCOPE',
+  'CLIENT_NOT_ALLOWED',
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
   'HANDLE_TAKEN',
@@ -33,6 +36,8 @@ export interface AppErrorOptions {
   retryAt?: Date;
   /** The methods the path does answer (METHOD_NOT_ALLOWED), sent as the `Allow` header. */
   allow?: readonly string[];
+  /** The scope the operation needs (INSUFFICIENT_SCOPE), named in `WWW-Authenticate`. */
+  scope?: string;
   cause?: unknown;
 }
 
@@ -42,6 +47,7 @@ export class AppError extends Error {
   readonly retryAfterSeconds: number | undefined;
   readonly retryAt: Date | undefined;
   readonly allow: readonly string[] | undefined;
+  readonly scope: string | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -51,6 +57,7 @@ export class AppError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.retryAt = options.retryAt;
     this.allow = options.allow;
+    this.scope = options.scope;
   }
 }
 

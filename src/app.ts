@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import express from 'express';
+import type { OpenApiRouter } from 'trpc-to-openapi';
 import type { Redis } from 'ioredis';
 import type { DatabaseHandle } from '../db/database.js';
 import { appRouter } from '../routers/index.js';
@@ -40,6 +41,8 @@ export interface AppOptions {
   live: Live;
   /** Where the rate limits count (connectRateLimitStore) when REDIS_URL is set; else in memory. */
   rateLimitStore?: Redis | undefined;
+  /** The procedures to serve; the service's own by default. Tests serve routers of their own. */
+  router?: OpenApiRouter;
 }
 
 /**
@@ -59,6 +62,7 @@ export function createApp({
   live,
   rateLimitStore,
   clock = () => new Date(),
+  router = appRouter,
 }: AppOptions): Server {
   const limiter = (name: string, perMinute: number) =>
     createRateLimiter({
@@ -74,12 +78,13 @@ export function createApp({
     verifier: withTokenCache(verifier, { ttlSeconds: config.authTokenCacheSeconds }),
     logger,
     userRateLimiter: limiter('user:', config.rateLimit.perUser),
+    serviceRateLimiter: limiter('service:', config.rateLimit.perService),
     userIds: createUserIdResolver(),
     userStates: new UserStateCache(config.userStateCacheSize),
     clock,
     live: { hub: live.hub, boards: live.boards },
   };
-  const openApiDocument = buildOpenApiDocument(appRouter, { serverUrl: config.publicUrl ?? '/' });
+  const openApiDocument = buildOpenApiDocument(router, { serverUrl: config.publicUrl ?? '/' });
 
   const app = express();
   app.disable('x-powered-by');
@@ -94,10 +99,10 @@ export function createApp({
     requestContext: context,
     headers: recordHeaders(security),
     ipLimit,
-    restRoutes: fastRoutes(appRouter),
-    rest: restShortCut(deps, appRouter),
-    trpcMutations: fastMutations(appRouter),
-    trpc: trpcShortCut(deps, appRouter),
+    restRoutes: fastRoutes(router),
+    rest: restShortCut(deps, router),
+    trpcMutations: fastMutations(router),
+    trpc: trpcShortCut(deps, router),
   });
   app.use(context);
   app.use(security);
@@ -122,12 +127,12 @@ export function createApp({
   });
   app.use('/docs', docsRouter());
 
-  app.use(TRPC_MOUNT, noHeadOnSubscriptions(appRouter));
+  app.use(TRPC_MOUNT, noHeadOnSubscriptions(router));
   app.use(headAsGet);
   // Batch size first: an oversized batch is refused before it is counted, read or verified.
-  app.use(TRPC_MOUNT, trpcBatchLimit(), ipLimit, trpcBodyGuard(), trpcHandler(deps, appRouter));
+  app.use(TRPC_MOUNT, trpcBatchLimit(), ipLimit, trpcBodyGuard(), trpcHandler(deps, router));
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.
-  app.use(ipLimit, jsonBody(), restHandler(deps, appRouter, openApiDocument));
+  app.use(ipLimit, jsonBody(), restHandler(deps, router, openApiDocument));
   app.use(errorHandler);
   return appServer(app, (req, res) => {
     if (!lane(req, res)) app(req, res);

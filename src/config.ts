@@ -1,6 +1,7 @@
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { clientIdProblem } from './auth/subject.js';
 import type { HandlePolicy } from './domain/handles.js';
 import { SEASON_ARCHIVE_TIMEOUT_MS } from './domain/seasons.js';
 
@@ -34,6 +35,11 @@ export interface Config {
   readonly auth: AuthConfig;
   /** Seconds a verified token is reused without checking its signature again; 0 disables. */
   readonly authTokenCacheSeconds: number;
+  /**
+   * The clients whose service tokens are trusted (SERVICE_CLIENT_IDS); undefined:
+   * any client of the issuer holding the operation's scope.
+   */
+  readonly serviceClientIds: readonly string[] | undefined;
   /** Users whose state after their last write this instance keeps (src/services/state-cache.ts); 0 disables. */
   readonly userStateCacheSize: number;
   /**
@@ -42,6 +48,8 @@ export interface Config {
    */
   readonly rateLimit: {
     readonly perUser: number;
+    /** Per service client (a client-credentials token's client id). */
+    readonly perService: number;
     readonly perIp: number;
     readonly redisUrl: string | undefined;
     readonly redisKeyPrefix: string;
@@ -128,7 +136,15 @@ const envSchema = z.object({
   AUTH_AUDIENCE: optionalString,
   AUTH_TOKEN_CACHE_SECONDS: int(60, 0, 3600),
   USER_STATE_CACHE_SIZE: int(2_000, 0, 1_000_000),
+  SERVICE_CLIENT_IDS: optionalString.refine(
+    (value) =>
+      value === undefined ||
+      (list(value).length > 0 &&
+        list(value).every((id) => clientIdProblem(id, 'client_id') === undefined)),
+    'must be a comma-separated list of client ids (each at most 255 characters, no control characters)',
+  ),
   RATE_LIMIT_PER_USER: int(120, 0, 1_000_000),
+  RATE_LIMIT_PER_SERVICE: int(6_000, 0, 1_000_000),
   RATE_LIMIT_PER_IP: int(600, 0, 1_000_000),
   REDIS_URL: z.preprocess(
     emptyToUndefined,
@@ -363,9 +379,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seasonArchiveTimeoutMs: e.SEASON_ARCHIVE_TIMEOUT_MS,
     auth: Object.freeze(authConfig(e)),
     authTokenCacheSeconds: e.AUTH_TOKEN_CACHE_SECONDS,
+    serviceClientIds:
+      e.SERVICE_CLIENT_IDS === undefined ? undefined : Object.freeze(list(e.SERVICE_CLIENT_IDS)),
     userStateCacheSize: e.USER_STATE_CACHE_SIZE,
     rateLimit: Object.freeze({
       perUser: e.RATE_LIMIT_PER_USER,
+      perService: e.RATE_LIMIT_PER_SERVICE,
       perIp: e.RATE_LIMIT_PER_IP,
       redisUrl: e.REDIS_URL,
       redisKeyPrefix: e.REDIS_KEY_PREFIX,

@@ -22,6 +22,9 @@ import type { Logger } from './logger.js';
 export const ERROR_TABLE: Record<ErrorCode, { trpc: TRPC_ERROR_CODE_KEY; status: number }> = {
   VALIDATION_FAILED: { trpc: 'BAD_REQUEST', status: 400 },
   UNAUTHENTICATED: { trpc: 'UNAUTHORIZED', status: 401 },
+  FAN_TOKEN_REQUIRED: { trpc: 'FORBIDDEN', status: 403 },
+  INSUFFICIENT_SCOPE: { trpc: 'FORBIDDEN', status: 403 },
+  CLIENT_NOT_ALLOWED: { trpc: 'FORBIDDEN', status: 403 },
   NOT_FOUND: { trpc: 'NOT_FOUND', status: 404 },
   METHOD_NOT_ALLOWED: { trpc: 'METHOD_NOT_SUPPORTED', status: 405 },
   HANDLE_TAKEN: { trpc: 'CONFLICT', status: 409 },
@@ -152,6 +155,10 @@ export function errorHeaders(error: AppError): Record<string, string> {
   if (error.code === 'UNAUTHENTICATED') {
     // RFC 6750 §3: tell the client its bearer token is the problem.
     headers['WWW-Authenticate'] = 'Bearer error="invalid_token"';
+  }
+  if (error.code === 'INSUFFICIENT_SCOPE' && error.scope !== undefined) {
+    // RFC 6750 §3.1: the token is valid but lacks the scope this operation needs.
+    headers['WWW-Authenticate'] = `Bearer error="insufficient_scope", scope="${error.scope}"`;
   }
   if (error.allow) headers.Allow = error.allow.join(', ');
   if (error.retryAfterSeconds !== undefined) {

@@ -39,9 +39,9 @@ export interface OperationDoc {
 type ErrorStatus = (typeof ERROR_TABLE)[ErrorCode]['status'];
 
 /** What a JSON-body write can fail with. */
-const WRITE_ERRORS = [400, 401, 409, 413, 415, 429, 500, 503] as const;
+const WRITE_ERRORS = [400, 401, 403, 409, 413, 415, 429, 500, 503] as const;
 /** What a read without parameters can fail with. */
-const READ_ERRORS = [401, 429, 500, 503] as const;
+const READ_ERRORS = [401, 403, 429, 500, 503] as const;
 /** What a read with query parameters (a cursor, a limit) can fail with. */
 const QUERY_ERRORS = [400, ...READ_ERRORS] as const;
 
@@ -63,12 +63,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   deleteAccount: { tag: 'user', auth: 'bearer', errors: READ_ERRORS },
   quests: { tag: 'user', auth: 'bearer', errors: READ_ERRORS },
   pointsHistory: { tag: 'user', auth: 'bearer', errors: QUERY_ERRORS },
-  leaderboard: { tag: 'leaderboard', auth: 'bearer', errors: [400, 401, 404, 429, 500, 503] },
+  leaderboard: { tag: 'leaderboard', auth: 'bearer', errors: [400, 401, 403, 404, 429, 500, 503] },
   leaderboardSeasons: { tag: 'leaderboard', auth: 'bearer', errors: QUERY_ERRORS },
   leaderboardAroundMe: {
     tag: 'leaderboard',
     auth: 'bearer',
-    errors: [400, 401, 404, 429, 500, 503],
+    errors: [400, 401, 403, 404, 429, 500, 503],
   },
 };
 
@@ -102,6 +102,33 @@ const ERROR_EXAMPLES: Record<ErrorCode, ErrorBody> = {
     error: {
       code: 'UNAUTHENTICATED',
       message: 'A bearer token is required: send "Authorization: Bearer <token>"',
+    },
+  },
+  FAN_TOKEN_REQUIRED: {
+    success: false,
+    error: {
+      code: 'FAN_TOKEN_REQUIRED',
+      message:
+        'This operation acts for a signed-in fan; it cannot be called with a service token ' +
+        '(client "checkin-service")',
+    },
+  },
+  INSUFFICIENT_SCOPE: {
+    success: false,
+    error: {
+      code: 'INSUFFICIENT_SCOPE',
+      message:
+        'This operation needs the "admin" scope; the token of client "checkin-service" has ' +
+        '"events:write"',
+    },
+  },
+  CLIENT_NOT_ALLOWED: {
+    success: false,
+    error: {
+      code: 'CLIENT_NOT_ALLOWED',
+      message:
+        'The client "quiz-service" is not among the services this deployment trusts ' +
+        '(SERVICE_CLIENT_IDS)',
     },
   },
   NOT_FOUND: {
@@ -165,6 +192,14 @@ const ERROR_HEADERS: Partial<Record<number, Record<string, unknown>>> = {
       schema: { type: 'string' },
     },
   },
+  403: {
+    'WWW-Authenticate': {
+      description:
+        'With INSUFFICIENT_SCOPE: Bearer error="insufficient_scope", scope="<the scope needed>" ' +
+        '(RFC 6750)',
+      schema: { type: 'string' },
+    },
+  },
   429: {
     'Retry-After': {
       description: 'Seconds to wait before retrying',
@@ -183,6 +218,7 @@ const ERROR_HEADERS: Partial<Record<number, Record<string, unknown>>> = {
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
   401: 'Unauthorized',
+  403: 'Forbidden',
   404: 'Not found',
   405: 'Method not allowed',
   409: 'Conflict',
@@ -227,18 +263,29 @@ export function listOperations(
   );
 }
 
-/** Which contract codes answer with a status. */
-function codesFor(status: number): ErrorCode[] {
-  return ERROR_CODES.filter((code) => ERROR_TABLE[code].status === status);
+/** Who an authenticated operation is for: a fan (protectedProcedure) or a service (serviceProcedure). */
+type Caller = 'fan' | 'service';
+
+/** The 403 codes only one kind of operation answers with: the wrong kind of token, a missing scope. */
+const CALLER_CODES: Record<Caller, readonly ErrorCode[]> = {
+  fan: ['FAN_TOKEN_REQUIRED'],
+  service: ['INSUFFICIENT_SCOPE', 'CLIENT_NOT_ALLOWED'],
+};
+
+/** Which contract codes answer with a status, on an operation for `caller`. */
+function codesFor(status: number, caller: Caller): ErrorCode[] {
+  const other = CALLER_CODES[caller === 'fan' ? 'service' : 'fan'];
+  return ERROR_CODES.filter((code) => ERROR_TABLE[code].status === status && !other.includes(code));
 }
 
-function errorResponse(status: number, hasBody: boolean): JsonObject {
-  const codes = codesFor(status);
+function errorResponse(status: number, hasBody: boolean, caller: Caller): JsonObject {
+  const codes = codesFor(status, caller);
+  const headers = status === 403 && caller === 'fan' ? undefined : ERROR_HEADERS[status];
   const example = (code: ErrorCode) =>
     code === 'VALIDATION_FAILED' && !hasBody ? QUERY_VALIDATION_EXAMPLE : ERROR_EXAMPLES[code];
   return {
     description: `${codes.join(' or ')}: ${STATUS_TEXT[status] ?? 'Error'}`,
-    ...(ERROR_HEADERS[status] ? { headers: ERROR_HEADERS[status] } : {}),
+    ...(headers ? { headers } : {}),
     content: {
       'application/json': {
         schema: { $ref: '#/components/schemas/ErrorEnvelope' },
@@ -251,7 +298,10 @@ function errorResponse(status: number, hasBody: boolean): JsonObject {
 }
 
 interface ProcedureDef {
-  _def: { inputs: unknown[]; meta?: { openapi?: { tags?: string[]; errorResponses?: unknown } } };
+  _def: {
+    inputs: unknown[];
+    meta?: { serviceScope?: string; openapi?: { tags?: string[]; errorResponses?: unknown } };
+  };
 }
 
 function procedure(router: OpenApiRouter, name: string): ProcedureDef | undefined {
@@ -478,7 +528,11 @@ export function buildOpenApiDocument(
         scheme: 'bearer',
         bearerFormat: 'JWT',
         description:
-          'A JWT from the identity provider. Locally, `npm run token -- <subject>` prints one.',
+          'A JWT from the identity provider: a fan’s token for the fan operations, or a ' +
+          'service’s OAuth 2.0 client-credentials token (RFC 9068) holding the scope an ' +
+          'operation’s security requirement names. Locally, `npm run token -- <subject>` prints ' +
+          'a fan’s token and `npm run token -- --service <client-id> --scope <scope>` a ' +
+          'service’s.',
       },
     },
     defs: { ErrorEnvelope: ErrorEnvelopeSchema },
@@ -519,6 +573,10 @@ export function buildOpenApiDocument(
       );
     }
     if (!documented) operation.security = [];
+    const serviceScope = procedure(router, id)?._def.meta?.serviceScope;
+    // OpenAPI 3.1 lets a non-OAuth scheme's requirement list the roles it needs: the scope.
+    if (documented && serviceScope) operation.security = [{ bearerAuth: [serviceScope] }];
+    const caller: Caller = serviceScope ? 'service' : 'fan';
 
     const media = operation.requestBody?.content?.['application/json'];
     const body = media?.schema;
@@ -557,7 +615,7 @@ export function buildOpenApiDocument(
       if (content?.['application/json']) content['application/json'].examples = examples;
     }
     for (const status of row.errors) {
-      responses[String(status)] = errorResponse(status, body !== undefined);
+      responses[String(status)] = errorResponse(status, body !== undefined, caller);
     }
     operation.responses = Object.fromEntries(
       Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)),

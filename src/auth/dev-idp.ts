@@ -78,12 +78,15 @@ export async function loadOrCreateDevKey(dataDir: string): Promise<DevKey> {
 
 /**
  * A development token for `subject`: `iss` is DEV_ISSUER, `exp` 12 hours from now
- * unless `ttlSeconds` says otherwise, and the key's `kid` in the header.
+ * unless `ttlSeconds` says otherwise, and the key's `kid` in the header. With
+ * `scopes`, a service's client-credentials token as RFC 9068 shapes it: the
+ * client id `subject` in both `sub` and `client_id`, and `scope` the scopes
+ * joined by spaces.
  */
 export async function signDevToken(
   dataDir: string,
   subject: string,
-  options: { ttlSeconds?: number } = {},
+  options: { ttlSeconds?: number; scopes?: readonly string[] } = {},
 ): Promise<string> {
   if (typeof subject !== 'string' || subject.trim() === '') {
     throw new TypeError('A development token needs a non-empty subject');
@@ -94,7 +97,8 @@ export async function signDevToken(
   }
   const { privateKey, kid } = await loadOrCreateDevKey(dataDir);
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({})
+  const claims = options.scopes ? { client_id: subject, scope: options.scopes.join(' ') } : {};
+  return new SignJWT(claims)
     .setProtectedHeader({ alg: DEV_ALG, kid, typ: 'JWT' })
     .setIssuer(DEV_ISSUER)
     .setSubject(subject)

@@ -1,4 +1,4 @@
-/** Longest `sub` accepted, in characters (OpenID Connect Core §2: at most 255 ASCII characters). */
+/** Longest `sub` (or client id) accepted, in characters (OpenID Connect Core §2: at most 255 ASCII characters). */
 export const MAX_SUBJECT_LENGTH = 255;
 
 const CONTROL = /\p{Cc}/u;
@@ -12,14 +12,28 @@ const CONTROL = /\p{Cc}/u;
  * all), and short enough for the index (an index entry has ~2.7 KB).
  */
 export function subjectProblem(sub: unknown): string | undefined {
-  if (typeof sub !== 'string' || sub === '') return 'The token has no subject ("sub" claim)';
-  if (!sub.isWellFormed()) return 'The token\'s "sub" claim is not valid Unicode text';
-  if (CONTROL.test(sub)) return 'The token\'s "sub" claim contains control characters';
+  return identifierProblem(sub, 'sub', 'subject');
+}
+
+/**
+ * Why a service token's client id cannot name its client, or undefined when it
+ * can: the same rules as a subject, since it keys rate limits and, with the
+ * sender's event ids, what a service has recorded.
+ */
+export function clientIdProblem(clientId: unknown, claim: 'client_id' | 'azp'): string | undefined {
+  return identifierProblem(clientId, claim, 'client id');
+}
+
+function identifierProblem(value: unknown, claim: string, what: string): string | undefined {
+  if (typeof value !== 'string' || value === '')
+    return `The token has no ${what} ("${claim}" claim)`;
+  if (!value.isWellFormed()) return `The token's "${claim}" claim is not valid Unicode text`;
+  if (CONTROL.test(value)) return `The token's "${claim}" claim contains control characters`;
   let length = 0;
-  for (const _ of sub) {
+  for (const _ of value) {
     length += 1;
     if (length > MAX_SUBJECT_LENGTH) {
-      return `The token's "sub" claim is longer than ${MAX_SUBJECT_LENGTH} characters`;
+      return `The token's "${claim}" claim is longer than ${MAX_SUBJECT_LENGTH} characters`;
     }
   }
   return undefined;

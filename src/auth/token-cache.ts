@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { AuthVerifier, Principal } from './verifier.js';
+import type { Principal } from './principal.js';
+import type { AuthVerifier } from './verifier.js';
 
 /** Most verified tokens kept per process (~10k × ~200 bytes). */
 export const TOKEN_CACHE_MAX_ENTRIES = 10_000;

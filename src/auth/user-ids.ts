@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { ensureUser } from '../../db/queries/users.js';
 import type { Database } from '../../db/schema.js';
-import { principalKey, type Principal } from './verifier.js';
+import { principalKey, type FanPrincipal } from './principal.js';
 
 /** Most (issuer, subject) → user id pairs kept per process. */
 export const USER_ID_CACHE_MAX_ENTRIES = 10_000;
@@ -17,9 +17,9 @@ export const USER_ID_CACHE_TTL_MS = 10 * 60_000;
 
 export interface UserIdResolver {
   /** The user id for a verified principal; the user row is created on first sight. */
-  resolve(db: Kysely<Database>, principal: Principal): Promise<string>;
+  resolve(db: Kysely<Database>, principal: FanPrincipal): Promise<string>;
   /** Drops the cached id of a principal (its account was deleted). */
-  forget(principal: Principal): void;
+  forget(principal: FanPrincipal): void;
 }
 
 /**

@@ -9,29 +9,14 @@ import {
 } from 'jose';
 import { AppError } from '../app-error.js';
 import { MAX_TOKEN_LENGTH } from './bearer.js';
+import { principalFromClaims, type Principal } from './principal.js';
 import { subjectProblem } from './subject.js';
-
-/** Who a verified token speaks for. Users are keyed by (`issuer`, `subject`). */
-export interface Principal {
-  issuer: string;
-  subject: string;
-  /** The token's `exp`, epoch seconds. */
-  expiresAt: number;
-}
-
-/**
- * One string per identity (issuer + subject), for in-process maps keyed by
- * who is calling. JSON keeps the two parts apart whatever characters an
- * opaque `sub` holds.
- */
-export function principalKey(principal: Pick<Principal, 'issuer' | 'subject'>): string {
-  return JSON.stringify([principal.issuer, principal.subject]);
-}
 
 export interface AuthVerifier {
   /**
-   * Verifies a bearer token. Rejects with `AppError('UNAUTHENTICATED')` for a
-   * malformed, expired or forged token and with `AppError('UNAVAILABLE')` when the
+   * Verifies a bearer token and tells a fan's from a service's
+   * (principalFromClaims). Rejects with `AppError('UNAUTHENTICATED')` for a
+   * malformed, expired or forged token, or one whose scopes or client cannot be read, and with `AppError('UNAVAILABLE')` when the
    * identity provider's keys cannot be fetched. It never resolves otherwise.
    */
   verify(token: string): Promise<Principal>;
@@ -49,7 +34,7 @@ export interface KeySource {
 /**
  * The one implementation of the checks, shared by every key source: signature
  * (algorithms limited to the source's), issuer, audience, `exp`/`nbf` with
- * leeway, and a non-empty `sub`.
+ * leeway, and a non-empty `sub`; then which kind of caller the token is for.
  */
 export function verifierFor(
   issuer: string,
@@ -87,7 +72,7 @@ export function verifierFor(
       if (iss !== issuer || typeof exp !== 'number') {
         throw unauthenticated('The token could not be verified');
       }
-      return { issuer: iss, subject: sub, expiresAt: exp };
+      return principalFromClaims(payload, { issuer: iss, subject: sub, expiresAt: exp });
     },
   };
 }

@@ -4,7 +4,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { CompiledStatements } from '../../db/statements.js';
 import type { UserIdResolver } from '../auth/user-ids.js';
-import type { AuthVerifier, Principal } from '../auth/verifier.js';
+import type { Principal } from '../auth/principal.js';
+import type { AuthVerifier } from '../auth/verifier.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { callsOf } from '../http/trpc-batch.js';
@@ -23,6 +24,8 @@ export interface AppDeps {
   logger: Logger;
   /** Absent when RATE_LIMIT_PER_USER is 0. */
   userRateLimiter: RateLimiter | undefined;
+  /** Per service client; absent when RATE_LIMIT_PER_SERVICE is 0. */
+  serviceRateLimiter: RateLimiter | undefined;
   userIds: UserIdResolver;
   /** Each user's state as this instance's last write of them left it (src/services/state-cache.ts). */
   userStates: UserStateCache;

@@ -1,7 +1,13 @@
 import { initTRPC, type TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { parseBearer } from '../auth/bearer.js';
-import { principalKey, type Principal } from '../auth/verifier.js';
+import {
+  principalKey,
+  type FanPrincipal,
+  type Principal,
+  type ServicePrincipal,
+  type ServiceScope,
+} from '../auth/principal.js';
 import { rateLimitHeaders } from '../rate-limit.js';
 import type { Context } from './context.js';
 import { AppError, UserGoneError } from '../app-error.js';
@@ -17,7 +23,12 @@ export const SSE_PING_MS = 15_000;
  */
 const t = initTRPC
   .context<Context>()
-  .meta<OpenApiMeta>()
+  .meta<
+    OpenApiMeta<{
+      /** The scope a service operation needs; set by serviceProcedure, documented in openapi.json. */
+      serviceScope?: ServiceScope;
+    }>
+  >()
   .create({
     // Live subscriptions (Server-Sent Events): a ping every 15 s keeps idle
     // streams open through proxies; a client that hears nothing for 40 s reconnects.
@@ -67,28 +78,29 @@ export const publicProcedure = t.procedure.use(mapErrors);
 
 /**
  * Verifies the bearer token (or finds it in the token cache) and applies the
- * per-user rate limit once per HTTP request: every call of a tRPC batch shares
- * the result (or the refusal), and the limit takes one request per call. The
- * limit is keyed by (iss, sub) and checked before any database work, so a
- * limited caller costs no query. OpenAPI's `protect` only documents this;
- * this enforces it. Alone (without a user id) only for DELETE /api/user,
- * which must not create the user it deletes; every other operation is a
- * protectedProcedure.
+ * caller's rate limit (per fan, or per service client) once per HTTP request:
+ * every call of a tRPC batch shares the result (or the refusal), and the limit
+ * takes one request per call. The limit is keyed by principalKey and checked
+ * before any database work, so a limited caller costs no query. OpenAPI's
+ * `protect` only documents this; this enforces it. Then refuses a service
+ * token (403 FAN_TOKEN_REQUIRED): every operation built on it acts for a fan.
+ * Alone (without a user id) only for DELETE /api/user, which must not create
+ * the user it deletes; every other fan operation is a protectedProcedure.
  */
 export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) =>
-  next({ ctx: { principal: await principalOf(ctx) } }),
+  next({ ctx: { principal: fanOf(await principalOf(ctx)) } }),
 );
 
 /**
- * An authenticated procedure that also finds the user's id (created on first
- * sight, cached per process). One middleware does what publicProcedure's and
- * authenticatedProcedure's do as well: every tRPC middleware copies the
- * call's options and context, which on the write path cost more CPU than
- * the rest of tRPC (docs/PERFORMANCE.md).
+ * A fan operation: authenticated as above (a service token is refused), and
+ * with the fan's user id (created on first sight, cached per process). One
+ * middleware does what publicProcedure's and authenticatedProcedure's do as
+ * well: every tRPC middleware copies the call's options and context, which on
+ * the write path cost more CPU than the rest of tRPC (docs/PERFORMANCE.md).
  */
 export const protectedProcedure = t.procedure.use(async ({ ctx, next }) => {
   try {
-    const principal = await principalOf(ctx);
+    const principal = fanOf(await principalOf(ctx));
     const { db, userIds } = ctx.deps;
     for (let attempt = 1; ; attempt += 1) {
       const userId = await userIds.resolve(db, principal);
@@ -109,25 +121,88 @@ export const protectedProcedure = t.procedure.use(async ({ ctx, next }) => {
   }
 });
 
+/**
+ * A service operation needing `scope`: only a service token holding it, from a
+ * client SERVICE_CLIENT_IDS allows (when set), gets through, with the service
+ * principal in `ctx.principal`. A fan token, or a service token without the
+ * scope, is 403 INSUFFICIENT_SCOPE; an unlisted client is 403
+ * CLIENT_NOT_ALLOWED. No user is looked up or created. The scope is kept in
+ * the procedure's meta, so openapi.json names it in the operation's security.
+ */
+export function serviceProcedure(scope: ServiceScope) {
+  return publicProcedure.meta({ serviceScope: scope }).use(async ({ ctx, next }) =>
+    next({
+      ctx: {
+        principal: serviceOf(await principalOf(ctx), scope, ctx.deps.config.serviceClientIds),
+      },
+    }),
+  );
+}
+
 /** How often an operation runs when its user keeps being deleted under it (by DELETE /api/user). */
 const USER_GONE_ATTEMPTS = 3;
 
-/** The request's principal: its token verified and the per-user limit taken, once per HTTP request. */
+function fanOf(principal: Principal): FanPrincipal {
+  if (principal.kind === 'fan') return principal;
+  throw new AppError(
+    'FAN_TOKEN_REQUIRED',
+    `This operation acts for a signed-in fan; it cannot be called with a service token ` +
+      `(client "${principal.clientId}")`,
+  );
+}
+
+function serviceOf(
+  principal: Principal,
+  scope: ServiceScope,
+  allowedClients: readonly string[] | undefined,
+): ServicePrincipal {
+  if (principal.kind === 'fan') {
+    throw new AppError(
+      'INSUFFICIENT_SCOPE',
+      `This operation is for services: it needs a service token with the "${scope}" scope, ` +
+        "not a fan's token",
+      { scope },
+    );
+  }
+  if (allowedClients !== undefined && !allowedClients.includes(principal.clientId)) {
+    throw new AppError(
+      'CLIENT_NOT_ALLOWED',
+      `The client "${principal.clientId}" is not among the services this deployment trusts ` +
+        '(SERVICE_CLIENT_IDS)',
+    );
+  }
+  if (!principal.scopes.includes(scope)) {
+    throw new AppError(
+      'INSUFFICIENT_SCOPE',
+      `This operation needs the "${scope}" scope; the token of client ` +
+        `"${principal.clientId}" has ${principal.scopes.map((held) => `"${held}"`).join(', ')}`,
+      { scope },
+    );
+  }
+  return principal;
+}
+
+/** The request's principal: its token verified and its rate limit taken, once per HTTP request. */
 function principalOf(ctx: Context): Promise<Principal> {
   ctx.authentication.pending ??= authenticate(ctx);
   return ctx.authentication.pending;
 }
 
 async function authenticate(ctx: Context): Promise<Principal> {
-  const { verifier, userRateLimiter } = ctx.deps;
+  const { verifier, userRateLimiter, serviceRateLimiter } = ctx.deps;
   const principal = await verifier.verify(parseBearer(ctx.authorization));
-  if (userRateLimiter) {
-    const limit = await userRateLimiter.take(principalKey(principal), ctx.calls);
+  // Two limiters with their own names and sizes: a fan's and a service's
+  // requests never share a bucket, whatever their ids.
+  const limiter = principal.kind === 'fan' ? userRateLimiter : serviceRateLimiter;
+  if (limiter) {
+    const limit = await limiter.take(principalKey(principal), ctx.calls);
     ctx.setHeaders(rateLimitHeaders([ctx.ipRateLimit, limit]));
     if (!limit.allowed) {
-      throw new AppError('RATE_LIMITED', 'Too many requests for this user; slow down', {
-        retryAfterSeconds: limit.retryAfterSeconds,
-      });
+      throw new AppError(
+        'RATE_LIMITED',
+        `Too many requests for this ${principal.kind === 'fan' ? 'user' : 'client'}; slow down`,
+        { retryAfterSeconds: limit.retryAfterSeconds },
+      );
     }
   }
   return principal;

@@ -469,6 +469,27 @@ export interface components {
          * @example {
          *       "success": false,
          *       "error": {
+         *         "code": "FAN_TOKEN_REQUIRED",
+         *         "message": "This operation acts for a signed-in fan; it cannot be called with a service token (client \"checkin-service\")"
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
+         *         "code": "INSUFFICIENT_SCOPE",
+         *         "message": "This operation needs the \"admin\" scope; the token of client \"checkin-service\" has \"events:write\""
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
+         *         "code": "CLIENT_NOT_ALLOWED",
+         *         "message": "The client \"quiz-service\" is not among the services this deployment trusts (SERVICE_CLIENT_IDS)"
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
          *         "code": "NOT_FOUND",
          *         "message": "You are not on the leaderboard yet: onboard first (POST /api/user/profile)"
          *       }
@@ -542,7 +563,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HANDLE_TAKEN" | "HANDLE_CHANGE_COOLDOWN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
+                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FAN_TOKEN_REQUIRED" | "INSUFFICIENT_SCOPE" | "CLIENT_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HANDLE_TAKEN" | "HANDLE_CHANGE_COOLDOWN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
                 message: string;
                 /** @description Validation problems, one per field */
                 issues?: {
@@ -647,6 +668,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description FAN_TOKEN_REQUIRED: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: Too many requests */
             429: {
                 headers: {
@@ -707,6 +737,15 @@ export interface operations {
                 headers: {
                     /** @description Bearer error="invalid_token" (RFC 6750) */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAN_TOKEN_REQUIRED: Forbidden */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -786,6 +825,15 @@ export interface operations {
                 headers: {
                     /** @description Bearer error="invalid_token" (RFC 6750) */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAN_TOKEN_REQUIRED: Forbidden */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -911,6 +959,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description FAN_TOKEN_REQUIRED: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN: Conflict */
             409: {
                 headers: {
@@ -1018,6 +1075,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description FAN_TOKEN_REQUIRED: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: Too many requests */
             429: {
                 headers: {
@@ -1084,6 +1150,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description FAN_TOKEN_REQUIRED: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: Too many requests */
             429: {
                 headers: {
@@ -1144,6 +1219,15 @@ export interface operations {
                 headers: {
                     /** @description Bearer error="invalid_token" (RFC 6750) */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAN_TOKEN_REQUIRED: Forbidden */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1230,6 +1314,15 @@ export interface operations {
                 headers: {
                     /** @description Bearer error="invalid_token" (RFC 6750) */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAN_TOKEN_REQUIRED: Forbidden */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1327,6 +1420,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description FAN_TOKEN_REQUIRED: Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: Too many requests */
             429: {
                 headers: {
@@ -1403,6 +1505,15 @@ export interface operations {
                 headers: {
                     /** @description Bearer error="invalid_token" (RFC 6750) */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FAN_TOKEN_REQUIRED: Forbidden */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

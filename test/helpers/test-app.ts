@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
 import { createTRPCClient, httpLink, type TRPCClient } from '@trpc/client';
 import type { Kysely } from 'kysely';
+import type { OpenApiRouter } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/index.js';
 import type { Database } from '../../db/schema.js';
 import { createApp } from '../../src/app.js';
@@ -44,8 +45,10 @@ export interface TestApp {
   live: Live;
   /** Every JSON log line the app wrote. */
   logs: string[];
-  /** A token for `subject` from the test identity provider. */
+  /** A fan's token for `subject` from the test identity provider. */
   token(subject?: string): Promise<string>;
+  /** A service's client-credentials token for `clientId` holding `scopes` (default events:write). */
+  serviceToken(clientId?: string, scopes?: string | readonly string[]): Promise<string>;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   trpc(token: string): TRPCClient<AppRouter>;
   close(): Promise<void>;
@@ -71,6 +74,8 @@ export async function startTestApp(options: {
   /** Wraps the real verifier the app is given (e.g. to count verifications). */
   wrapVerifier?: (verifier: AuthVerifier) => AuthVerifier;
   webhookOptions?: WebhookWorkerOptions;
+  /** Procedures of the test's own to serve instead of the service's (createApp's `router`). */
+  router?: OpenApiRouter;
 }): Promise<TestApp> {
   const issuer = options.issuer ?? (await startTokenIssuer());
   const config = loadConfig({
@@ -111,6 +116,7 @@ export async function startTestApp(options: {
     live,
     rateLimitStore,
     ...(options.clock && { clock: options.clock }),
+    ...(options.router && { router: options.router }),
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -126,6 +132,8 @@ export async function startTestApp(options: {
     live,
     logs,
     token: (subject = uniqueSubject()) => issuer.sign(subject),
+    serviceToken: (clientId = uniqueSubject('service'), scopes = 'events:write') =>
+      issuer.signService(clientId, scopes),
     async request(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers };
       if (opts.token) headers.authorization = `Bearer ${opts.token}`;

@@ -66,6 +66,17 @@ export interface TokenIssuer {
   /** A token for `subject` (`null`: no `sub` claim) signed with the current key. */
   sign(subject: string | null, claims?: SignClaims, header?: SignHeader): Promise<string>;
   /**
+   * A service's client-credentials token (RFC 9068): `sub` and `client_id` the
+   * client id, `scope` the scopes joined by spaces. `claims` may add or, given
+   * as `undefined`, leave out any claim (e.g. `client_id` for an `azp`-only token).
+   */
+  signService(
+    clientId: string,
+    scopes: string | readonly string[],
+    claims?: SignClaims,
+    header?: SignHeader,
+  ): Promise<string>;
+  /**
    * A new key pair with a new kid becomes the signing key. By default the JWKS then
    * serves only the new key; `keepPrevious` serves both (new key first).
    */
@@ -190,6 +201,22 @@ export async function startTokenIssuer(
     hanging.clear();
   };
 
+  const sign: TokenIssuer['sign'] = async (subject, claims = {}, header = {}) => {
+    const now = Math.floor(Date.now() / 1000);
+    const payload: Record<string, unknown> = { iss: base, iat: now, exp: now + 300 };
+    if (options.audience !== undefined) payload.aud = options.audience;
+    if (subject !== null) payload.sub = subject;
+    Object.assign(payload, claims);
+    for (const [name, value] of Object.entries(payload)) {
+      if (value === undefined) delete payload[name];
+    }
+    const signingAlg = header.alg ?? current.alg;
+    const kid = header.kid === undefined ? current.kid : header.kid;
+    return new SignJWT(payload)
+      .setProtectedHeader({ alg: signingAlg, typ: 'JWT', ...(kid === null ? {} : { kid }) })
+      .sign(await signingKey(current, signingAlg));
+  };
+
   return {
     issuer: base,
     discoveryUrl: `${base}/.well-known/openid-configuration`,
@@ -210,20 +237,10 @@ export async function startTokenIssuer(
     get discoveryRequests() {
       return discoveryRequests;
     },
-    async sign(subject, claims = {}, header = {}) {
-      const now = Math.floor(Date.now() / 1000);
-      const payload: Record<string, unknown> = { iss: base, iat: now, exp: now + 300 };
-      if (options.audience !== undefined) payload.aud = options.audience;
-      if (subject !== null) payload.sub = subject;
-      Object.assign(payload, claims);
-      for (const [name, value] of Object.entries(payload)) {
-        if (value === undefined) delete payload[name];
-      }
-      const signingAlg = header.alg ?? current.alg;
-      const kid = header.kid === undefined ? current.kid : header.kid;
-      return new SignJWT(payload)
-        .setProtectedHeader({ alg: signingAlg, typ: 'JWT', ...(kid === null ? {} : { kid }) })
-        .sign(await signingKey(current, signingAlg));
+    sign,
+    signService(clientId, scopes, claims = {}, header = {}) {
+      const { client_id, scope } = serviceClaims(clientId, scopes);
+      return sign(clientId, { client_id, scope, ...claims }, header);
     },
     async rotate(rotateOptions = {}) {
       const previous = current;
@@ -255,6 +272,18 @@ export function unsignedToken(
 ): string {
   const protectedHeader = { alg: 'none', typ: 'JWT', ...header };
   return `${base64url(JSON.stringify(protectedHeader))}.${base64url(JSON.stringify(claims))}.`;
+}
+
+/**
+ * The claims of a service's client-credentials token (RFC 9068), for the
+ * token makers below that sign raw claims (an HS256 secret, a foreign key).
+ */
+export function serviceClaims(
+  clientId: string,
+  scopes: string | readonly string[],
+): { sub: string; client_id: string; scope: string } {
+  const scope = typeof scopes === 'string' ? scopes : scopes.join(' ');
+  return { sub: clientId, client_id: clientId, scope };
 }
 
 /**

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findUserByIdentity } from '../../db/queries/users.js';
 import type { Database } from '../../db/schema.js';
 import { createUserIdResolver } from '../../src/auth/user-ids.js';
-import type { Principal } from '../../src/auth/verifier.js';
+import type { FanPrincipal } from '../../src/auth/principal.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
 
 let database: TestDatabase;
@@ -18,7 +18,8 @@ afterAll(async () => {
   await database?.destroy();
 });
 
-const principal = (subject: string = randomUUID()): Principal => ({
+const principal = (subject: string = randomUUID()): FanPrincipal => ({
+  kind: 'fan',
   issuer: 'https://issuer.test',
   subject,
   expiresAt: Math.floor(Date.now() / 1000) + 300,
@@ -99,7 +100,7 @@ describe('user id resolver', () => {
     let now = Date.now();
     const resolver = createUserIdResolver({ maxEntries: 1, now: () => now });
     const a = principal('x"y');
-    const b: Principal = { ...principal('y'), issuer: 'https://issuer.test/x"' };
+    const b: FanPrincipal = { ...principal('y'), issuer: 'https://issuer.test/x"' };
     const idA = await resolver.resolve(db, a);
     const idB = await resolver.resolve(db, b);
     expect(idA).not.toBe(idB);

@@ -207,6 +207,7 @@ describe('key sources accept a good token', () => {
 
     const token = await own.sign('alice');
     await expect(verifier.verify(token)).resolves.toEqual({
+      kind: 'fan',
       issuer: own.issuer,
       subject: 'alice',
       expiresAt: decodeJwt(token).exp,
@@ -221,6 +222,7 @@ describe('key sources accept a good token', () => {
     expect(own.requests).toBe(0);
     const token = await own.sign('alice');
     await expect(verifier.verify(token)).resolves.toEqual({
+      kind: 'fan',
       issuer: own.issuer,
       subject: 'alice',
       expiresAt: decodeJwt(token).exp,
@@ -274,6 +276,7 @@ describe('key sources accept a good token', () => {
   it('a static JWK public key (JSON string)', async () => {
     const verifier = await verifierFor(publicKeyConfig(idp.issuer, JSON.stringify(idp.publicJwk)));
     await expect(verifier.verify(await idp.sign('jwk'))).resolves.toEqual({
+      kind: 'fan',
       issuer: idp.issuer,
       subject: 'jwk',
       expiresAt: expect.any(Number),
@@ -704,6 +707,24 @@ describe('development identity provider', () => {
     expect(short.exp! - short.iat!).toBe(60);
   });
 
+  it('signDevToken with scopes makes a service token the dev verifier reads as one', async () => {
+    const dir = await tempDir();
+    const token = await signDevToken(dir, 'checkin-service', { scopes: ['events:write', 'admin'] });
+    expect(decodeJwt(token)).toMatchObject({
+      sub: 'checkin-service',
+      client_id: 'checkin-service',
+      scope: 'events:write admin',
+    });
+    const verifier = await createAuthVerifier(devConfig, { dataDir: dir });
+    expect(await verifier.verify(token)).toEqual({
+      kind: 'service',
+      issuer: DEV_ISSUER,
+      clientId: 'checkin-service',
+      scopes: ['events:write', 'admin'],
+      expiresAt: decodeJwt(token).exp,
+    });
+  });
+
   it('reuses the key file across calls (same kid), stored with mode 0600', async () => {
     const dir = await tempDir();
     const first = await loadOrCreateDevKey(dir);
@@ -774,6 +795,54 @@ describe('development identity provider', () => {
         );
         expect(missing).toMatchObject({ code: 2, stdout: '' });
         expect(missing.stderr).toMatch(/Usage: npm run token -- <subject>/);
+      },
+    );
+
+    it(
+      'prints a service token with --service and --scope (repeated or space-separated)',
+      { timeout: 30_000 },
+      async () => {
+        const dir = await tempDir();
+        const { code, stdout } = await run(
+          ['--service', 'checkin-service', '--scope', 'events:write', '--scope=admin openid'],
+          { DATA_DIR: dir },
+        );
+        expect(code).toBe(0);
+        expect(stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
+        const verifier = await createAuthVerifier(devConfig, { dataDir: dir });
+        expect(await verifier.verify(stdout.trim())).toMatchObject({
+          kind: 'service',
+          clientId: 'checkin-service',
+          scopes: ['events:write', 'admin', 'openid'],
+        });
+        expect(decodeJwt(stdout.trim())).toMatchObject({
+          sub: 'checkin-service',
+          client_id: 'checkin-service',
+          scope: 'events:write admin openid',
+        });
+      },
+    );
+
+    it(
+      'refuses a service token without a service scope, and a subject beside --service (exit 2)',
+      { timeout: 60_000 },
+      async () => {
+        const dir = await tempDir();
+        const outcomes = await Promise.all([
+          run(['--service', 'checkin-service'], { DATA_DIR: dir }),
+          run(['--service', 'checkin-service', '--scope', 'openid'], { DATA_DIR: dir }),
+          run(['--scope', 'events:write'], { DATA_DIR: dir }),
+          run(['alice', '--service', 'checkin-service', '--scope', 'admin'], { DATA_DIR: dir }),
+          run(['--service', 'checkin-service', '--scope', 'a"b'], { DATA_DIR: dir }),
+        ]);
+        for (const outcome of outcomes) expect(outcome).toMatchObject({ code: 2, stdout: '' });
+        const [noScope, noServiceScope, noService, both, badScope] = outcomes.map((o) => o.stderr);
+        expect(noScope).toMatch(/needs a service scope \(events:write, admin\)/);
+        expect(noServiceScope).toMatch(/needs a service scope/);
+        expect(noService).toMatch(/--scope is for service tokens: add --service <client-id>/);
+        expect(both).toMatch(/either a subject or --service <client-id>, not both/);
+        expect(badScope).toMatch(/"a"b" is not a scope/);
+        expect(noScope).toMatch(/npm run token -- --service <client-id> --scope <scope>/);
       },
     );
   });

@@ -47,6 +47,32 @@ describe('loadConfig', () => {
     ).toMatchObject({ redisUrl: 'redis://127.0.0.1:6379/2', redisKeyPrefix: 'a:' });
   });
 
+  it('trusts any client holding a service scope unless SERVICE_CLIENT_IDS lists them', () => {
+    expect(loadConfig({}).serviceClientIds).toBeUndefined();
+    expect(loadConfig({ SERVICE_CLIENT_IDS: '  ' }).serviceClientIds).toBeUndefined();
+    const listed = loadConfig({ SERVICE_CLIENT_IDS: ' checkin-service, quiz@clients ,x' });
+    expect(listed.serviceClientIds).toEqual(['checkin-service', 'quiz@clients', 'x']);
+    expect(Object.isFrozen(listed.serviceClientIds)).toBe(true);
+  });
+
+  it.each([
+    ['only commas', ',, ,'],
+    ['a control character', 'checkin\u0000service'],
+    ['a lone surrogate', 'checkin\uD800'],
+    ['a client id over 255 characters', 'c'.repeat(256)],
+  ])('refuses SERVICE_CLIENT_IDS with %s, naming the variable', (_label, value) => {
+    expect(() => loadConfig({ SERVICE_CLIENT_IDS: value })).toThrow(
+      /SERVICE_CLIENT_IDS must be a comma-separated list of client ids/,
+    );
+  });
+
+  it('limits each service client to 6,000 requests a minute unless RATE_LIMIT_PER_SERVICE says otherwise', () => {
+    expect(loadConfig({}).rateLimit).toMatchObject({ perUser: 120, perService: 6_000 });
+    expect(loadConfig({ RATE_LIMIT_PER_SERVICE: '0' }).rateLimit.perService).toBe(0);
+    expect(() => loadConfig({ RATE_LIMIT_PER_SERVICE: '-1' })).toThrow(/RATE_LIMIT_PER_SERVICE/);
+    expect(() => loadConfig({ RATE_LIMIT_PER_SERVICE: 'lots' })).toThrow(/RATE_LIMIT_PER_SERVICE/);
+  });
+
   it("names the write path's statements unless DATABASE_PREPARED_STATEMENTS is off", () => {
     expect(loadConfig({}).database.preparedStatements).toBe(true);
     expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'on' }).database.preparedStatements).toBe(
