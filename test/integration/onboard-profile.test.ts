@@ -357,3 +357,63 @@ describe('POST /api/user/profile — one clock', () => {
     for (const entry of data.pointsHistory.entries) expect(entry.createdAt).toBe(onboardedAt);
   });
 });
+
+describe('quest completion time', () => {
+  it('stays where it was set when later writes change the quest progress again', async () => {
+    const token = await app.token();
+    const onboarded = await onboard(token, {
+      name: 'Keeps Time',
+      handle: uniqueHandle('keeps'),
+      location: 'Porto',
+      favoriteSport: 'Football',
+      favoriteTeam: 'Boavista',
+      favoritePlayer: 'Ricky',
+      profileUrl: 'https://example.com/keeps',
+    });
+    expect(onboarded.status).toBe(201);
+    // rivalTeam completes name_rival and, as the eighth field, complete_profile.
+    const rival = await patch(token, { rivalTeam: 'Leixões' });
+    expect(rival.body.data.points).toBe(275);
+    const completedAt = (quests: Array<{ id: string; completedAt: string | null }>) =>
+      Object.fromEntries(quests.map((quest) => [quest.id, quest.completedAt]));
+    const before = await app.request('GET', '/api/user/quests', { token });
+    const setAt = completedAt(before.body.data.quests);
+    const onboardedAt: string = onboarded.body.data.user.onboardedAt;
+    expect(setAt).toEqual({
+      welcome: onboardedAt,
+      claim_handle: onboardedAt,
+      pick_team: onboardedAt,
+      name_rival: rival.body.data.updatedAt,
+      complete_profile: rival.body.data.updatedAt,
+    });
+    expect(onboardedAt < rival.body.data.updatedAt).toBe(true);
+
+    // Later writes, on a later clock, that rewrite the rows of completed quests:
+    // progress falls (fields cleared, the quests stay completed) and rises again.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const cleared = await patch(token, { favoriteTeam: null, rivalTeam: null });
+    expect(cleared.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const reset = await patch(token, { favoriteTeam: 'Salgueiros', rivalTeam: 'Leixões' });
+    expect(reset.status).toBe(200);
+    expect(reset.body.data.points).toBe(275);
+
+    const progress = { welcome: 1, claim_handle: 1, pick_team: 1, name_rival: 1 };
+    const expected = (quests: Array<{ id: string; progress: number; status: string }>) => {
+      expect(completedAt(quests as never)).toEqual(setAt);
+      expect(quests.every((quest) => quest.status === 'completed')).toBe(true);
+      expect(quests.map((quest) => quest.progress)).toEqual([...Object.values(progress), 8]);
+    };
+    expected((await app.request('GET', '/api/user/quests', { token })).body.data.quests);
+    expected((await app.trpc(token).quests.query()).data.quests);
+    expected((await onboard(token, {})).body.data.questSync.quests);
+    expected((await app.request('GET', '/api/user/export', { token })).body.data.quests);
+    // And as stored, read by another instance with nothing cached.
+    const other = await startTestApp({ database, issuer: app.issuer });
+    try {
+      expected((await other.request('GET', '/api/user/quests', { token })).body.data.quests);
+    } finally {
+      await other.close();
+    }
+  });
+});
