@@ -9,8 +9,9 @@ import {
   walkPages,
   type SeededUser,
 } from '../helpers/reads.js';
-import { useTestApp } from '../helpers/test-app.js';
-import { testDbKind } from '../helpers/test-db.js';
+import { startTestApp, useTestApp, type TestApp } from '../helpers/test-app.js';
+import { openPool, testDbKind } from '../helpers/test-db.js';
+import { writer } from '../helpers/writes.js';
 
 /** A user with no leaderboard entry, to read with. */
 let viewer: string;
@@ -369,5 +370,98 @@ describe('fan boards follow favoriteTeam through the real write path', () => {
       ok: false,
       status: 404,
     });
+  });
+});
+
+describe('a write that keeps the points keeps the place among equals', () => {
+  it('team changes, sequential and concurrent on two instances, keep the order users reached their score in', async () => {
+    const teams = [uniqueTeam('Reds'), uniqueTeam('Blues'), uniqueTeam('Greens')];
+    const users: Array<{ token: string; userId: string; points: number; arrival: number }> = [];
+    // Users reach their score one after another, so the order they reached it
+    // in is known here, without reading anything the service stored: two tie
+    // groups, 150 (handle and team) and 125 (team only).
+    for (let arrival = 0; arrival < 9; arrival += 1) {
+      const token = await app.token();
+      const body = {
+        favoriteTeam: teams[arrival % 3],
+        ...(arrival % 3 !== 1 && { handle: `tie_${arrival}_${randomUUID().slice(0, 8)}` }),
+      };
+      const onboarded = await app.request('POST', '/api/user/profile', { token, body });
+      expect(onboarded.status).toBe(201);
+      const { id: userId, points } = onboarded.body.data.user;
+      users.push({ token, userId, points, arrival });
+    }
+    expect(new Set(users.map((user) => user.points))).toEqual(new Set([125, 150]));
+    const team = new Map(users.map((user) => [user.userId, teams[user.arrival % 3]!]));
+    const byArrival = (a: (typeof users)[number], b: (typeof users)[number]) =>
+      b.points - a.points || a.arrival - b.arrival;
+    const expected = [...users].sort(byArrival).map((user) => user.userId);
+
+    const second = database.databaseUrl ? await openPool(database) : undefined;
+    const other = await startTestApp({
+      database: second ? { ...database, ...second, db: second.db } : database,
+      issuer: app.issuer,
+    });
+    try {
+      const check = async () => {
+        const rest = reader(app, 'rest');
+        const trpc = reader(other, 'trpc');
+        // The whole board holds other tests' users too: compare the order of these.
+        const mine = new Set(expected);
+        const board = (await walkPages(rest, 'leaderboard', viewer, { limit: 100 }))
+          .flatMap((page) => page.entries)
+          .filter((entry) => mine.has(entry.userId));
+        expect(board.map((entry) => entry.userId)).toEqual(expected);
+        for (const [i, fans] of teams
+          .map((name) => expected.filter((id) => team.get(id) === name))
+          .entries()) {
+          const teamBoard = await trpc('leaderboard', viewer, { team: teams[i]!, limit: 100 });
+          if (!teamBoard.ok) throw new Error(`team board: ${teamBoard.code}`);
+          expect(teamBoard.data.entries.map((entry: any) => [entry.userId, entry.rank])).toEqual(
+            fans.map((id, rank) => [id, rank + 1]),
+          );
+        }
+        for (const user of users) {
+          const me = await rest('leaderboardAroundMe', user.token, { radius: 0 });
+          if (!me.ok) throw new Error(`me: ${me.code}`);
+          expect(me.data.entry.rank).toBe(
+            board.find((entry) => entry.userId === user.userId)!.rank,
+          );
+        }
+      };
+      await check();
+
+      // Last arrival first: a change that took a new place would reverse each tie group.
+      for (const user of [...users].reverse()) {
+        const moved = await writer(app, 'trpc')('updateUser', user.token, {
+          favoriteTeam: teams[(user.arrival + 1) % 3],
+        });
+        expect(moved).toMatchObject({ ok: true, data: { points: user.points } });
+        team.set(user.userId, teams[(user.arrival + 1) % 3]!);
+      }
+      await check();
+
+      // Concurrently, through both instances and faces: a team cleared and set
+      // again in another letter case, or moved on once more.
+      await Promise.all(
+        users.map(async (user) => {
+          const target = user.arrival % 2 === 0 ? app : other;
+          const write = writer(target, user.arrival % 2 === 0 ? 'rest' : 'trpc');
+          const next = teams[(user.arrival + 2) % 3]!;
+          if (user.arrival % 3 === 0) {
+            expect(await write('updateUser', user.token, { favoriteTeam: null })).toMatchObject({
+              ok: true,
+            });
+          }
+          const moved = await write('updateUser', user.token, { favoriteTeam: next.toUpperCase() });
+          expect(moved).toMatchObject({ ok: true, data: { points: user.points } });
+          team.set(user.userId, next);
+        }),
+      );
+      await check();
+    } finally {
+      await other.close();
+      await second?.close();
+    }
   });
 });
