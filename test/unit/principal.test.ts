@@ -9,7 +9,13 @@ import {
 } from '../../src/auth/principal.js';
 import { withTokenCache } from '../../src/auth/token-cache.js';
 import type { AuthVerifier } from '../../src/auth/verifier.js';
-import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer.js';
+import type { AuthConfig } from '../../src/config.js';
+import {
+  hs256With,
+  serviceClaims,
+  startTokenIssuer,
+  type TokenIssuer,
+} from '../helpers/token-issuer.js';
 
 const verified = { issuer: 'https://idp.test', subject: 'alice', expiresAt: 2_000_000_000 };
 const classify = (claims: Record<string, unknown>) => principalFromClaims(claims, verified);
@@ -210,6 +216,45 @@ describe('service and fan tokens through the real verifier (JWKS over HTTP)', ()
       subject: 'alice',
       expiresAt: expect.any(Number),
     });
+  });
+
+  it('reads a service token the same way from every key source', async () => {
+    const secret = 'a-test-secret-that-is-long-enough-123';
+    const sources: [AuthConfig, string, string][] = [
+      [
+        { kind: 'oidc', issuer: issuer.issuer, audience: ['fan-api'] },
+        await issuer.signService('oidc-client', 'admin'),
+        'oidc-client',
+      ],
+      [
+        {
+          kind: 'publicKey',
+          issuer: issuer.issuer,
+          publicKey: issuer.publicKeyPem,
+          audience: ['fan-api'],
+        },
+        await issuer.signService('pem-client', 'admin'),
+        'pem-client',
+      ],
+      [
+        { kind: 'hs256', issuer: issuer.issuer, secret, audience: ['fan-api'] },
+        await hs256With(Buffer.from(secret), {
+          ...serviceClaims('hs-client', 'admin'),
+          iss: issuer.issuer,
+          aud: 'fan-api',
+          exp: Math.floor(Date.now() / 1000) + 60,
+        }),
+        'hs-client',
+      ],
+    ];
+    for (const [auth, token, clientId] of sources) {
+      const source = await createAuthVerifier(auth, { dataDir: '/nonexistent' });
+      expect(await source.verify(token), auth.kind).toMatchObject({
+        kind: 'service',
+        clientId,
+        scopes: ['admin'],
+      });
+    }
   });
 
   it('checks a service token like any other: audience, expiry and signature come first', async () => {
