@@ -8,6 +8,7 @@ import { createDatabase, type DatabaseHandle, type DatabaseOptions } from '../..
 import { readUserState } from '../../db/queries/user-write/index.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { migrations } from '../../db/migrations/index.js';
+import { PROFILE_FIELD_TABLE, PROFILE_FIELDS } from '../../db/profile-fields.js';
 import type { Database } from '../../db/schema.js';
 import { createTestDatabase, testDbKind, type TestDatabase, openPool } from '../helpers/test-db.js';
 
@@ -209,6 +210,35 @@ describe(`database layer on ${testDbKind}`, () => {
 
   it('answers ping', async () => {
     await expect(database.ping()).resolves.toBeUndefined();
+  });
+});
+
+describe('the profile field table (db/profile-fields.ts)', () => {
+  it('names the profiles table’s text columns, each read back under its field name', async () => {
+    const columns = await sql<{ name: string; type: string }>`
+      SELECT column_name AS name, data_type AS type FROM information_schema.columns
+      WHERE table_schema = current_schema() AND table_name = 'profiles'
+        AND column_name NOT IN ('user_id', 'created_at', 'updated_at')
+      ORDER BY column_name`.execute(db);
+    const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : 1);
+    expect(columns.rows).toEqual(
+      PROFILE_FIELDS.map((field) => ({
+        name: PROFILE_FIELD_TABLE[field].column,
+        type: 'text',
+      })).sort(byName),
+    );
+    const userId = await insertUser();
+    const values = Object.fromEntries(PROFILE_FIELDS.map((field) => [field, `${field} value`]));
+    await db
+      .insertInto('profiles')
+      .values({ userId, ...values })
+      .execute();
+    const row = await db
+      .selectFrom('profiles')
+      .select(PROFILE_FIELDS)
+      .where('userId', '=', userId)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual(values);
   });
 });
 

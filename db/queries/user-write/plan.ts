@@ -62,15 +62,8 @@ export interface UserWritePlan {
   handle?: HandleMove | undefined;
 }
 
-/** One ledger entry. `key` is unique per user: the same entry can never land twice. */
-export interface LedgerCredit {
-  key: string;
-  delta: number;
-  reason: string;
-  questId: string | null;
-  /** The balance after this entry, computed from the balance read with the plan. */
-  balanceAfter: number;
-}
+/** One ledger entry: a move with the balance after it, computed from the balance read with the plan. */
+export type LedgerCredit = Omit<PointsMove, 'boards'> & { balanceAfter: number };
 
 /** One board entry a write stores. */
 export interface BoardWrite {
@@ -97,12 +90,12 @@ export interface HandleMove {
 
 /**
  * A change to the user's points, as the service decides it: one ledger
- * entry, and the boards it moves. Every kind of award (or, later, debit) is
- * one of these; pointsAndBoards turns a list of them into the plan's ledger
- * entries and board entries.
+ * entry, and the boards it moves. Every kind of award (or debit) is one of
+ * these: pointsAndBoards turns a list of them into the plan's ledger entries
+ * and board entries, and the statement's ledger part stores each field.
  */
 export interface PointsMove {
-  /** The ledger's idempotency key: unique per user. */
+  /** The ledger's idempotency key: unique per user, so the same entry can never land twice. */
   key: string;
   delta: number;
   reason: string;
@@ -117,7 +110,9 @@ export interface PointsMove {
  * to store: every board a move touches, the all-time entry when it is
  * missing (onboarding creates it), and each entry of `teamBoards` that
  * exists when the team changes (an entry's team key follows favoriteTeam, so
- * fan boards never read profiles; past seasons keep theirs).
+ * fan boards never read profiles; past seasons keep theirs). `state` must
+ * hold the user's entries on every board a move names (readUserState's
+ * `boards`): an entry it lacks is taken to be new.
  */
 export function pointsAndBoards(
   state: UserState,

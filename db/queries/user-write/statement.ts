@@ -552,7 +552,8 @@ function outboxPart(plan: UserWritePlan): Part | undefined {
  * ahead, so the user's own old entry never counts (points only grow, and an
  * entry that keeps its points keeps its place) and every entry visible took
  * its number before this write took its own: a user who has just reached a
- * score is last among those who hold it.
+ * score is last among those who hold it. A write that lowers an entry's
+ * points would have to leave its own old position out of these counts.
  */
 function rankPart(plan: UserWritePlan): Part | undefined {
   if (!plan.rank) return undefined;
