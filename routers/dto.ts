@@ -11,7 +11,6 @@ import type { Page } from '../src/services/page.js';
 import type { QuestProgressView, QuestSyncResult } from '../src/services/profile.js';
 import type {
   AccountExportSchema,
-  BoardPageEntrySchema,
   LeaderboardAroundMeSchema,
   LeaderboardEntrySchema,
   LeaderboardPageSchema,
@@ -25,6 +24,11 @@ import type {
 } from './schemas.js';
 
 /** Rows → response shapes. The only place that knows both sides. */
+
+/** The success envelope every operation answers with; its schema is `success()` (schemas.ts). */
+export function ok<T>(data: T): { success: true; data: T } {
+  return { success: true, data };
+}
 
 function profileFields(profile: ProfileRow | undefined): ProfileFields {
   const source = profile ?? EMPTY_PROFILE;
@@ -60,21 +64,13 @@ export function toUpdatedProfile(
   return { ...profileFields(profile), updatedAt: iso(profile?.updatedAt ?? user.updatedAt) };
 }
 
-export function toLeaderboardEntry(entry: RankedEntry): z.infer<typeof LeaderboardEntrySchema> {
-  return {
-    userId: entry.userId,
-    handle: entry.handle,
-    name: entry.name,
-    profileUrl: entry.profileUrl,
-    points: entry.points,
-    rank: entry.rank,
-  };
-}
-
-/** A board page's entry: an archived standing of a deleted account has no user id. */
-function toBoardPageEntry(
-  entry: RankedEntry | ArchivedEntry,
-): z.infer<typeof BoardPageEntrySchema> {
+/**
+ * A board entry. An archived standing of a deleted account has no user id
+ * (BoardPageEntrySchema); a live entry always has one.
+ */
+export function toLeaderboardEntry<E extends RankedEntry | ArchivedEntry>(
+  entry: E,
+): Omit<z.infer<typeof LeaderboardEntrySchema>, 'userId'> & { userId: E['userId'] } {
   return {
     userId: entry.userId,
     handle: entry.handle,
@@ -131,7 +127,7 @@ export function toLeaderboardPage(
 ): z.infer<typeof LeaderboardPageSchema> {
   return {
     ...toBoardView(page),
-    entries: page.entries.map(toBoardPageEntry),
+    entries: page.entries.map(toLeaderboardEntry),
     nextCursor: page.nextCursor,
   };
 }

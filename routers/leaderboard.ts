@@ -4,7 +4,8 @@ import {
   listClosedSeasons,
 } from '../src/services/leaderboard.js';
 import { protectedProcedure, router } from '../src/trpc/init.js';
-import { toLeaderboardAroundMe, toLeaderboardPage, toLeaderboardSeasons } from './dto.js';
+import { ok, toLeaderboardAroundMe, toLeaderboardPage, toLeaderboardSeasons } from './dto.js';
+import { LOOKUP_ERRORS, QUERY_ERRORS } from './operation-errors.js';
 import {
   LeaderboardAroundMeInput,
   LeaderboardAroundMeSchema,
@@ -35,6 +36,8 @@ export const leaderboardRouter = router({
           'say when it began and when it starts afresh. With `season` (a closed season of ' +
           '`period`), that season’s final standings, frozen when it closed, with today’s handle ' +
           'and name (null for deleted accounts); 404 while the season has not closed.',
+        tags: ['leaderboard'],
+        errorResponses: LOOKUP_ERRORS,
         protect: true,
       },
     })
@@ -53,7 +56,7 @@ export const leaderboardRouter = router({
         ctx.deps.clock(),
         ctx.deps.config.seasonArchiveTimeoutMs,
       );
-      return { success: true as const, data: toLeaderboardPage(page) };
+      return ok(toLeaderboardPage(page));
     }),
 
   leaderboardSeasons: protectedProcedure
@@ -65,6 +68,8 @@ export const leaderboardRouter = router({
         description:
           'The closed ISO weeks or UTC months that have entries, newest first, one page at a ' +
           'time: read each one’s final standings with GET /api/leaderboard?period=…&season=….',
+        tags: ['leaderboard'],
+        errorResponses: QUERY_ERRORS,
         protect: true,
       },
     })
@@ -76,7 +81,7 @@ export const leaderboardRouter = router({
         { period: input.period, limit: input.limit, after: input.cursor },
         ctx.deps.clock(),
       );
-      return { success: true as const, data: toLeaderboardSeasons(input.period, page) };
+      return ok(toLeaderboardSeasons(input.period, page));
     }),
 
   leaderboardAroundMe: protectedProcedure
@@ -90,6 +95,8 @@ export const leaderboardRouter = router({
           '(fewer at the top and bottom). With `team`, on that team’s fan board; with `period`, ' +
           'on the current week’s or month’s board. 404 when the caller has no entry there (not ' +
           'onboarded, not a fan of `team`, or no points earned in the season).',
+        tags: ['leaderboard'],
+        errorResponses: LOOKUP_ERRORS,
         protect: true,
       },
     })
@@ -97,6 +104,6 @@ export const leaderboardRouter = router({
     .output(success(LeaderboardAroundMeSchema))
     .query(async ({ ctx, input }) => {
       const around = await getLeaderboardAroundMe(ctx.deps.db, ctx.userId, input, ctx.deps.clock());
-      return { success: true as const, data: toLeaderboardAroundMe(around) };
+      return ok(toLeaderboardAroundMe(around));
     }),
 });

@@ -127,6 +127,8 @@ export const UpdateUserInput = strictBody(PROFILE_FIELDS)
   })
   .meta({
     id: 'UpdateUserInput',
+    // The refine above, for openapi.json.
+    minProperties: 1,
     description:
       'Any of the eight profile fields. Omitted: unchanged. null or an empty string: cleared ' +
       '(a handle can be changed, not cleared). Unknown keys are refused.',

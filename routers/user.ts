@@ -8,6 +8,7 @@ import { deleteAccount } from '../src/services/deletion.js';
 import { onboard, updateProfile } from '../src/services/profile.js';
 import { authenticatedProcedure, protectedProcedure, router } from '../src/trpc/init.js';
 import {
+  ok,
   toAccountExport,
   toLeaderboardEntry,
   toLedgerEntry,
@@ -29,6 +30,7 @@ import {
   UserSchema,
   success,
 } from './schemas.js';
+import { QUERY_ERRORS, READ_ERRORS, WRITE_ERRORS } from './operation-errors.js';
 
 export const userRouter = router({
   updateUser: protectedProcedure
@@ -42,6 +44,8 @@ export const userRouter = router({
           'onboarding (the profile is created on first write). After onboarding, quests are ' +
           'synced and their points awarded in the same atomic write. A write that changes ' +
           'nothing leaves updatedAt alone.',
+        tags: ['user'],
+        errorResponses: WRITE_ERRORS,
         protect: true,
       },
     })
@@ -49,7 +53,7 @@ export const userRouter = router({
     .output(success(UserSchema))
     .mutation(async ({ ctx, input }) => {
       const write = await updateProfile(ctx.deps, ctx.userId, input);
-      return { success: true as const, data: toUser(write.user, write.profile, write.points) };
+      return ok(toUser(write.user, write.profile, write.points));
     }),
 
   onboardProfile: protectedProcedure
@@ -63,28 +67,28 @@ export const userRouter = router({
           'points through the ledger) and makes sure the user has a leaderboard entry, all in ' +
           'one atomic write. Idempotent: repeating it applies new field values but never awards ' +
           'the same points twice. 201 the first time, 200 after.',
+        tags: ['user'],
+        errorResponses: WRITE_ERRORS,
         protect: true,
         successDescription: 'Already onboarded: fields applied, nothing awarded twice',
       },
+      created: 'Onboarded by this call: quests synced and points awarded',
     })
     .input(OnboardProfileInput)
     .output(success(OnboardingSchema))
     .mutation(async ({ ctx, input }) => {
       const result = await onboard(ctx.deps, ctx.userId, input);
       ctx.response.created = result.firstOnboarding;
-      return {
-        success: true as const,
-        data: {
-          user: toUser(result.user, result.profile, result.points),
-          updatedProfile: toUpdatedProfile(result.user, result.profile),
-          leaderboardEntry: toLeaderboardEntry(result.leaderboardEntry),
-          pointsHistory: {
-            balance: result.points,
-            entries: result.pointsHistory.map(toLedgerEntry),
-          },
-          questSync: toQuestSync(result.questSync),
+      return ok({
+        user: toUser(result.user, result.profile, result.points),
+        updatedProfile: toUpdatedProfile(result.user, result.profile),
+        leaderboardEntry: toLeaderboardEntry(result.leaderboardEntry),
+        pointsHistory: {
+          balance: result.points,
+          entries: result.pointsHistory.map(toLedgerEntry),
         },
-      };
+        questSync: toQuestSync(result.questSync),
+      });
     }),
 
   me: protectedProcedure
@@ -96,16 +100,15 @@ export const userRouter = router({
         description:
           'The full user: profile fields, points balance and timestamps. Also before ' +
           'onboarding (onboardedAt is null, points 0).',
+        tags: ['user'],
+        errorResponses: READ_ERRORS,
         protect: true,
       },
     })
     .output(success(UserSchema))
     .query(async ({ ctx }) => {
       const current = await getCurrentUser(ctx.deps.db, ctx.userId);
-      return {
-        success: true as const,
-        data: toUser(current.user, current.profile, current.points),
-      };
+      return ok(toUser(current.user, current.profile, current.points));
     }),
 
   pointsHistory: protectedProcedure
@@ -116,6 +119,8 @@ export const userRouter = router({
         summary: 'The signed-in user’s points ledger, one page at a time',
         description:
           'Ledger entries, newest first. Pages follow nextCursor. Empty before onboarding.',
+        tags: ['user'],
+        errorResponses: QUERY_ERRORS,
         protect: true,
       },
     })
@@ -126,7 +131,7 @@ export const userRouter = router({
         limit: input.limit,
         beforeId: input.cursor,
       });
-      return { success: true as const, data: toPointsHistoryPage(page) };
+      return ok(toPointsHistoryPage(page));
     }),
 
   quests: protectedProcedure
@@ -138,13 +143,15 @@ export const userRouter = router({
         description:
           'Before onboarding, progress is computed from the profile and no quest is completed ' +
           'yet: onboarding completes and awards them.',
+        tags: ['user'],
+        errorResponses: READ_ERRORS,
         protect: true,
       },
     })
     .output(success(QuestListSchema))
     .query(async ({ ctx }) => {
       const quests = await getQuests(ctx.deps.db, ctx.userId);
-      return { success: true as const, data: { quests: quests.map(toQuestProgress) } };
+      return ok({ quests: quests.map(toQuestProgress) });
     }),
 
   exportAccount: protectedProcedure
@@ -158,13 +165,15 @@ export const userRouter = router({
           'every handle change, handles reserved for you, the whole points ledger (oldest ' +
           'first), quest progress and your board entries with their ranks (GDPR articles 15 ' +
           'and 20).',
+        tags: ['user'],
+        errorResponses: READ_ERRORS,
         protect: true,
       },
     })
     .output(success(AccountExportSchema))
     .query(async ({ ctx }) => {
       const account = await exportAccount(ctx.deps.db, ctx.userId);
-      return { success: true as const, data: toAccountExport(account) };
+      return ok(toAccountExport(account));
     }),
 
   // Never protectedProcedure: resolving the identity would create the user it then deletes.
@@ -180,6 +189,8 @@ export const userRouter = router({
           'back at you; your handles stay reserved for nobody for HANDLE_RESERVE_DAYS. The same ' +
           'identity signing in afterwards starts as a new, empty user. Repeating the call does ' +
           'no harm: it answers the same way.',
+        tags: ['user'],
+        errorResponses: READ_ERRORS,
         protect: true,
       },
     })
@@ -191,9 +202,6 @@ export const userRouter = router({
         ctx.deps.config.handles,
       );
       ctx.deps.userIds.forget(ctx.principal);
-      return {
-        success: true as const,
-        data: { deleted: true as const, deletedAt: deletedAt.toISOString() },
-      };
+      return ok({ deleted: true as const, deletedAt: deletedAt.toISOString() });
     }),
 });

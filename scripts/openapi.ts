@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { appRouter } from '../routers/index.js';
-import { buildOpenApiDocument, operationTableProblems } from '../src/openapi.js';
+import { buildOpenApiDocument } from '../src/openapi.js';
 
 /**
  * `npm run openapi` writes openapi.json from the routers, and from it the
@@ -17,8 +17,6 @@ export const OPENAPI_TYPES_PATH = fileURLToPath(
 
 export function renderOpenApi(): string {
   const document = buildOpenApiDocument(appRouter);
-  const problems = operationTableProblems(document, appRouter);
-  if (problems.length > 0) throw new Error(problems.join('\n'));
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 

@@ -5,6 +5,7 @@ import { ERROR_CODES, type ErrorCode } from './app-error.js';
 import { PROFILE_FIELD_TABLE, PROFILE_FIELDS, type ProfileField } from '../db/profile-fields.js';
 import { HANDLE_PATTERN } from './domain/profile.js';
 import { REQUEST_EXAMPLES, RESPONSE_EXAMPLES, type Examples } from './openapi-examples.js';
+import { listProcedures, type ProcedureInfo } from './trpc/procedures.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -22,55 +23,6 @@ export const TAGS = [
 ] as const;
 
 export type TagName = (typeof TAGS)[number]['name'];
-
-/** How one operation is documented beyond what the adapter can derive from its procedure. */
-export interface OperationDoc {
-  tag: TagName;
-  /** `bearer`: needs a token (a `protectedProcedure` with `protect: true`); `public`: none. */
-  auth: 'bearer' | 'public';
-  /** Every error status the operation can answer with; each is documented with the envelope. */
-  errors: readonly ErrorStatus[];
-  /** Description of the 201 the operation answers the first time (the adapter documents only 200). */
-  created?: string;
-  /** The fewest body fields the procedure accepts (a zod refine the adapter cannot express). */
-  minBodyProperties?: number;
-}
-
-type ErrorStatus = (typeof ERROR_TABLE)[ErrorCode]['status'];
-
-/** What a JSON-body write can fail with. */
-const WRITE_ERRORS = [400, 401, 403, 409, 413, 415, 429, 500, 503] as const;
-/** What a read without parameters can fail with. */
-const READ_ERRORS = [401, 403, 429, 500, 503] as const;
-/** What a read with query parameters (a cursor, a limit) can fail with. */
-const QUERY_ERRORS = [400, ...READ_ERRORS] as const;
-
-/**
- * One row per operation, keyed by procedure name. A new procedure with OpenAPI
- * meta needs a row here: `operationTableProblems` reports a missing one and a
- * unit test fails on it.
- */
-export const OPERATIONS: Record<string, OperationDoc> = {
-  updateUser: { tag: 'user', auth: 'bearer', errors: WRITE_ERRORS, minBodyProperties: 1 },
-  onboardProfile: {
-    tag: 'user',
-    auth: 'bearer',
-    errors: WRITE_ERRORS,
-    created: 'Onboarded by this call: quests synced and points awarded',
-  },
-  me: { tag: 'user', auth: 'bearer', errors: READ_ERRORS },
-  exportAccount: { tag: 'user', auth: 'bearer', errors: READ_ERRORS },
-  deleteAccount: { tag: 'user', auth: 'bearer', errors: READ_ERRORS },
-  quests: { tag: 'user', auth: 'bearer', errors: READ_ERRORS },
-  pointsHistory: { tag: 'user', auth: 'bearer', errors: QUERY_ERRORS },
-  leaderboard: { tag: 'leaderboard', auth: 'bearer', errors: [400, 401, 403, 404, 429, 500, 503] },
-  leaderboardSeasons: { tag: 'leaderboard', auth: 'bearer', errors: QUERY_ERRORS },
-  leaderboardAroundMe: {
-    tag: 'leaderboard',
-    auth: 'bearer',
-    errors: [400, 401, 403, 404, 429, 500, 503],
-  },
-};
 
 /** The 400 example of an operation that takes query parameters instead of a body. */
 const QUERY_VALIDATION_EXAMPLE: ErrorBody = {
@@ -266,6 +218,9 @@ export function listOperations(
 /** Who an authenticated operation is for: a fan (protectedProcedure) or a service (serviceProcedure). */
 type Caller = 'fan' | 'service';
 
+const callerOf = (procedure: ProcedureInfo): Caller =>
+  procedure.meta?.serviceScope ? 'service' : 'fan';
+
 /** The 403 codes only one kind of operation answers with: the wrong kind of token, a missing scope. */
 const CALLER_CODES: Record<Caller, readonly ErrorCode[]> = {
   fan: ['FAN_TOKEN_REQUIRED'],
@@ -297,62 +252,40 @@ function errorResponse(status: number, hasBody: boolean, caller: Caller): JsonOb
   };
 }
 
-interface ProcedureDef {
-  _def: {
-    inputs: unknown[];
-    meta?: { serviceScope?: string; openapi?: { tags?: string[]; errorResponses?: unknown } };
-  };
-}
-
-function procedure(router: OpenApiRouter, name: string): ProcedureDef | undefined {
-  return (router._def.procedures as Record<string, ProcedureDef | undefined>)[name];
-}
-
-/** Whether the procedure's zod input refuses unknown keys (the adapter drops this for refined schemas). */
-function refusesUnknownKeys(router: OpenApiRouter, procedureName: string): boolean {
-  const input = procedure(router, procedureName)?._def.inputs[0];
+/** Whether a zod input refuses unknown keys (the adapter drops this for refined schemas). */
+function refusesUnknownKeys(input: unknown): boolean {
   return input instanceof z.ZodObject && input.def.catchall instanceof z.ZodNever;
 }
 
 /**
- * OPERATIONS is the one place that declares tags and error statuses: a
- * procedure's meta that declares them too is reported, so the two can never
- * disagree.
+ * What an operation's meta must declare for the document to describe it:
+ * one declared tag, and every error status it can answer with, each one a
+ * status some contract code answers with. Anything missing is a start-up
+ * (and `npm run openapi`) error, so an operation is declared whole in its
+ * procedure or not at all.
  */
-export function metaProblems(
-  name: string,
-  meta: { tags?: unknown; errorResponses?: unknown } | undefined,
-): string[] {
-  return meta?.tags || meta?.errorResponses
-    ? [`${name}: declare tags and errorResponses in OPERATIONS (src/openapi.ts), not in the meta`]
-    : [];
-}
-
-/**
- * Operations without a row in OPERATIONS, rows without an operation, and
- * procedure meta that declares what only OPERATIONS may. The generator refuses to write
- * openapi.json while this is not empty, and a unit test fails.
- */
-export function operationTableProblems(
-  document: Pick<OpenAPIObject, 'paths'>,
-  router: OpenApiRouter,
-): string[] {
-  const ids = listOperations(document)
-    .filter(({ path }) => !Object.hasOwn(HEALTH_PATHS, path))
-    .map(
-      ({ path, method, operation }) => operation.operationId ?? `${method.toUpperCase()} ${path}`,
+export function operationMetaProblems(procedure: ProcedureInfo): string[] {
+  const openapi = procedure.meta?.openapi;
+  if (!openapi) return [];
+  const name = procedure.path;
+  const problems: string[] = [];
+  const tags = openapi.tags ?? [];
+  if (tags.length !== 1 || !TAGS.some((tag) => tag.name === tags[0])) {
+    problems.push(
+      `${name}: meta.openapi.tags must be one of ${TAGS.map((tag) => tag.name).join(', ')}`,
     );
-  return [
-    ...ids
-      .filter((id) => !Object.hasOwn(OPERATIONS, id))
-      .map((id) => `operation ${id} has no row in OPERATIONS (src/openapi.ts)`),
-    ...Object.keys(OPERATIONS)
-      .filter((id) => !ids.includes(id))
-      .map((id) => `OPERATIONS row ${id} matches no operation`),
-    ...Object.keys(OPERATIONS).flatMap((id) =>
-      metaProblems(id, procedure(router, id)?._def.meta?.openapi),
-    ),
-  ];
+  }
+  const errors = openapi.errorResponses;
+  if (!Array.isArray(errors) || errors.length === 0) {
+    problems.push(`${name}: meta.openapi.errorResponses must list its error statuses`);
+  } else {
+    for (const status of errors) {
+      if (codesFor(status, callerOf(procedure)).length === 0) {
+        problems.push(`${name}: no contract code answers with status ${status}`);
+      }
+    }
+  }
+  return problems;
 }
 
 /** Where the committed openapi.json says the service is: the local one (`npm start`). */
@@ -496,24 +429,40 @@ function addFieldRules(schema: JsonObject | undefined, rules: (field: ProfileFie
 /** Schemas whose profile fields hold stored values (`handle`, `name`, `profileUrl`, …). */
 const STORED_PROFILE_SCHEMAS = ['User', 'UpdatedProfile', 'LeaderboardEntry'];
 
+/** A zod schema's metadata (`.meta({ … })`). */
+function inputMeta(schema: unknown): Record<string, unknown> {
+  return (schema instanceof z.ZodType ? schema.meta() : undefined) ?? {};
+}
+
 /** The `id` a zod schema was registered with (`.meta({ id })`). */
 function schemaId(schema: unknown): string | undefined {
-  const meta = schema instanceof z.ZodType ? schema.meta() : undefined;
-  return typeof meta?.id === 'string' ? meta.id : undefined;
+  const { id } = inputMeta(schema);
+  return typeof id === 'string' ? id : undefined;
 }
 
 /**
  * The OpenAPI document: generated from the routers by trpc-to-openapi, then
  * corrected where the adapter describes something the service does not do.
- * Driven by OPERATIONS, so a new operation gets the same treatment from a
- * table row: declared tags, a checked security requirement, every error
- * response with our envelope (the adapter's error.* schemas are removed), an
- * honest request body, and 201 where an operation creates.
+ * Driven by each procedure's meta, so a new operation gets the same
+ * treatment: every error status it declares answered with our envelope (the
+ * adapter's error.* schemas are removed), an honest request body, and 201
+ * where an operation creates. Throws when an operation's meta is incomplete
+ * (operationMetaProblems).
  */
 export function buildOpenApiDocument(
   router: OpenApiRouter,
   options: { serverUrl?: string } = {},
 ): OpenAPIObject {
+  const procedures = listProcedures(router);
+  const problems = procedures.flatMap(operationMetaProblems);
+  if (problems.length > 0) throw new Error(problems.join('\n'));
+  const byOperationId = new Map(
+    procedures.map((procedure) => [
+      procedure.meta?.openapi?.operationId ?? procedure.path,
+      procedure,
+    ]),
+  );
+
   const document = generateOpenApiDocument(router, {
     title: 'User Profile Service',
     version: API_VERSION,
@@ -561,31 +510,27 @@ export function buildOpenApiDocument(
 
   for (const { path, method, operation } of listOperations(document)) {
     const id = operation.operationId ?? '';
-    const row = OPERATIONS[id];
-    if (!row) continue; // reported by operationTableProblems
-    operation.tags = [row.tag];
-
-    const documented = (operation.security ?? []).length > 0;
-    if (documented !== (row.auth === 'bearer')) {
-      throw new Error(
-        `${method.toUpperCase()} ${path}: OPERATIONS says auth "${row.auth}" but the procedure ` +
-          `meta says protect: ${documented}`,
-      );
-    }
-    if (!documented) operation.security = [];
-    const serviceScope = procedure(router, id)?._def.meta?.serviceScope;
+    const procedure = byOperationId.get(id);
+    if (!procedure) continue;
+    // A public operation says so, rather than inheriting a document-wide requirement.
+    if ((operation.security ?? []).length === 0) operation.security = [];
+    const serviceScope = procedure.meta?.serviceScope;
     // OpenAPI 3.1 lets a non-OAuth scheme's requirement list the roles it needs: the scope.
-    if (documented && serviceScope) operation.security = [{ bearerAuth: [serviceScope] }];
-    const caller: Caller = serviceScope ? 'service' : 'fan';
+    if (operation.security?.length && serviceScope) {
+      operation.security = [{ bearerAuth: [serviceScope] }];
+    }
+    const caller = callerOf(procedure);
 
     const media = operation.requestBody?.content?.['application/json'];
     const body = media?.schema;
     if (media && body) {
-      if (refusesUnknownKeys(router, id)) body.additionalProperties = false;
-      if (row.minBodyProperties !== undefined) body.minProperties = row.minBodyProperties;
+      // The adapter drops both from a refined zod schema (PATCH's needs a field).
+      if (refusesUnknownKeys(procedure.input)) body.additionalProperties = false;
+      const { minProperties } = inputMeta(procedure.input);
+      if (typeof minProperties === 'number') body.minProperties = minProperties;
       addFieldRules(body, requestFieldRules);
       // A named component, so generators name the type and Swagger UI shows it once.
-      const name = schemaId(procedure(router, id)?._def.inputs[0]) ?? `${id}Input`;
+      const name = schemaId(procedure.input) ?? `${id}Input`;
       schemas[name] = body;
       media.schema = { $ref: `#/components/schemas/${name}` };
       const examples = REQUEST_EXAMPLES[id];
@@ -607,14 +552,15 @@ export function buildOpenApiDocument(
     for (const [status, response] of Object.entries(operation.responses ?? {})) {
       if (Number(status) < 400) responses[status] = response;
     }
-    if (row.created && responses['200']) {
-      responses['201'] = structuredClone({ ...responses['200'], description: row.created });
+    const created = procedure.meta?.created;
+    if (created && responses['200']) {
+      responses['201'] = structuredClone({ ...responses['200'], description: created });
     }
     for (const [status, examples] of Object.entries(RESPONSE_EXAMPLES[id] ?? {})) {
       const content = responses[status]?.content as Record<string, JsonObject> | undefined;
       if (content?.['application/json']) content['application/json'].examples = examples;
     }
-    for (const status of row.errors) {
+    for (const status of procedure.meta?.openapi?.errorResponses as number[]) {
       responses[String(status)] = errorResponse(status, body !== undefined, caller);
     }
     operation.responses = Object.fromEntries(

@@ -17,18 +17,26 @@ import { ERROR_TABLE, toAppError, toTRPCError } from '../error-mapping.js';
 export const SSE_PING_MS = 15_000;
 
 /**
+ * A procedure's meta: the whole declaration of its REST operation. `openapi`
+ * is trpc-to-openapi's (method, path, summary, `tags`, and `errorResponses`:
+ * every error status the operation can answer with); `created` and
+ * `serviceScope` are what the adapter cannot say.
+ */
+export type OperationMeta = OpenApiMeta<{
+  /** Description of the 201 REST answers when the call created something (`ctx.response.created`). */
+  created?: string;
+  /** The scope a service operation needs; set by serviceProcedure, documented in openapi.json. */
+  serviceScope?: ServiceScope;
+}>;
+
+/**
  * The one tRPC instance. Errors reach clients as the standard tRPC shape with
  * the contract code in `data.errorCode` (and `data.issues` for validation);
  * internal details never leave the process.
  */
 const t = initTRPC
   .context<Context>()
-  .meta<
-    OpenApiMeta<{
-      /** The scope a service operation needs; set by serviceProcedure, documented in openapi.json. */
-      serviceScope?: ServiceScope;
-    }>
-  >()
+  .meta<OperationMeta>()
   .create({
     // Live subscriptions (Server-Sent Events): a ping every 15 s keeps idle
     // streams open through proxies; a client that hears nothing for 40 s reconnects.

@@ -1,17 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import { validate } from '@readme/openapi-parser';
-import type { OpenAPIObject, OpenApiMeta } from 'trpc-to-openapi';
+import type { OpenAPIObject } from 'trpc-to-openapi';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { OPENAPI_PATH } from '../../scripts/openapi.js';
 import {
+  buildOpenApiDocument,
   HEALTH_PATHS,
   listOperations,
-  metaProblems,
-  OPERATIONS,
-  operationTableProblems,
+  operationMetaProblems,
   TAGS,
 } from '../../src/openapi.js';
 import { appRouter } from '../../routers/index.js';
+import { publicProcedure, router, type OperationMeta } from '../../src/trpc/init.js';
+import { listProcedures } from '../../src/trpc/procedures.js';
 import { ERROR_TABLE } from '../../src/error-mapping.js';
 import { ERROR_CODES } from '../../src/app-error.js';
 import { createResponseChecker } from '../helpers/openapi-conformance.js';
@@ -45,8 +47,8 @@ describe('openapi.json', () => {
       expect(operation.description, operation.operationId).toBeTruthy();
       expect(operation.tags).toHaveLength(1);
       expect(declared.has(operation.tags[0])).toBe(true);
-      const row = OPERATIONS[operation.operationId];
-      expect(operation.security).toEqual(row?.auth === 'bearer' ? [{ bearerAuth: [] }] : []);
+      const health = operation.tags[0] === 'health';
+      expect(operation.security).toEqual(health ? [] : [{ bearerAuth: [] }]);
     }
   });
 
@@ -54,11 +56,14 @@ describe('openapi.json', () => {
     const schemas = document.components?.schemas ?? {};
     expect(Object.keys(schemas).filter((name) => name.startsWith('error.'))).toEqual([]);
     expect(schemas.ErrorEnvelope).toBeDefined();
+    const declared = new Map(
+      listProcedures(appRouter).map(({ path, meta }) => [path, meta?.openapi?.errorResponses]),
+    );
     for (const { operation } of procedureOperations()) {
-      const row = OPERATIONS[operation.operationId]!;
+      const errors = declared.get(operation.operationId) as number[];
       const statuses = Object.keys(operation.responses).map(Number);
-      expect(statuses.filter((status) => status >= 400)).toEqual([...row.errors].sort());
-      for (const status of row.errors) {
+      expect(statuses.filter((status) => status >= 400)).toEqual([...errors].sort());
+      for (const status of errors) {
         const media = operation.responses[status].content['application/json'];
         expect(media.schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
         const examples = Object.values(media.examples as Json) as { value: Json }[];
@@ -89,32 +94,48 @@ describe('openapi.json', () => {
   });
 });
 
-describe('the per-operation table', () => {
-  it('has exactly one row per operation', () => {
-    expect(operationTableProblems(document, appRouter)).toEqual([]);
+describe('an operation declared in its procedure', () => {
+  const meta = (openapi: Partial<NonNullable<OperationMeta['openapi']>>): OperationMeta => ({
+    openapi: { method: 'GET', path: '/api/news', summary: 's', description: 'd', ...openapi },
+  });
+  const news = (openapi: Partial<NonNullable<OperationMeta['openapi']>>) =>
+    router({
+      teamNews: publicProcedure
+        .meta(meta(openapi))
+        .output(z.object({ ok: z.boolean() }))
+        .query(() => ({ ok: true })),
+    });
+
+  it('declares a known tag and its error statuses in every operation of the app', () => {
+    expect(listProcedures(appRouter).flatMap(operationMetaProblems)).toEqual([]);
   });
 
-  it('reports an operation without a row, and a row without an operation', () => {
-    const paths = structuredClone(document.paths) as Json;
-    paths['/api/news'] = { get: { operationId: 'teamNews', responses: {} } };
-    delete paths['/api/user/profile'];
-    expect(operationTableProblems({ paths }, appRouter)).toEqual([
-      'operation teamNews has no row in OPERATIONS (src/openapi.ts)',
-      'OPERATIONS row onboardProfile matches no operation',
-    ]);
+  it('refuses an operation without a tag, with an unknown one, or without its error statuses', () => {
+    expect(() => buildOpenApiDocument(news({ errorResponses: [401] }))).toThrow(
+      'teamNews: meta.openapi.tags must be one of user, leaderboard, health',
+    );
+    expect(() => buildOpenApiDocument(news({ tags: ['news'], errorResponses: [401] }))).toThrow(
+      'teamNews: meta.openapi.tags must be one of',
+    );
+    expect(() => buildOpenApiDocument(news({ tags: ['user'] }))).toThrow(
+      'teamNews: meta.openapi.errorResponses must list its error statuses',
+    );
+    expect(() => buildOpenApiDocument(news({ tags: ['user'], errorResponses: [418] }))).toThrow(
+      'teamNews: no contract code answers with status 418',
+    );
   });
 
-  it('reports procedure meta that declares tags or error statuses (OPERATIONS owns them)', () => {
-    expect(metaProblems('me', { tags: ['user'] })).toHaveLength(1);
-    expect(metaProblems('me', { errorResponses: [401] })).toHaveLength(1);
-    expect(metaProblems('me', {})).toEqual([]);
-    const procedures = appRouter._def.procedures as Record<
-      string,
-      { _def: { meta?: OpenApiMeta } }
-    >;
-    for (const id of Object.keys(OPERATIONS)) {
-      expect(metaProblems(id, procedures[id]?._def.meta?.openapi)).toEqual([]);
-    }
+  it('documents what the meta declares: the tag and each error status with the envelope', () => {
+    const built = buildOpenApiDocument(
+      news({ tags: ['leaderboard'], errorResponses: [401, 429], protect: false }),
+    ) as Json;
+    const operation = built.paths['/api/news'].get;
+    expect(operation.tags).toEqual(['leaderboard']);
+    expect(operation.security).toEqual([]);
+    expect(Object.keys(operation.responses)).toEqual(['200', '401', '429']);
+    expect(operation.responses['429'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ErrorEnvelope',
+    });
   });
 });
 
