@@ -12,23 +12,21 @@ import type { Config } from './config.js';
 import type { AppDeps } from './trpc/context.js';
 import { appServer } from './http/app-server.js';
 import { docsRouter } from './http/docs.js';
-import { headAsGet, noHeadOnSubscriptions } from './http/head.js';
 import { ipRateLimit } from './http/ip-rate-limit.js';
 import { jsonBody, trpcBodyGuard } from './http/body.js';
+import { methodGuard, methodRule, refuseConnect, TRPC_MOUNT } from './http/methods.js';
 import { createRateLimiter } from './rate-limit.js';
 import { requestContext } from './http/request-context.js';
-import { restHandler, restShortCut } from './http/rest-face.js';
-import { fastLane, recordHeaders, TRPC_MOUNT } from './http/fast-lane.js';
-import { fastRoutes } from './http/rest-fast.js';
-import { fastMutations } from './http/trpc-fast.js';
+import { restHandler } from './http/rest-face.js';
 import { corsPolicy, securityHeaders } from './http/security.js';
 import { errorHandler, sendError } from './http/send-error.js';
 import { trpcBatchLimit } from './http/trpc-batch.js';
-import { trpcHandler, trpcShortCut } from './http/trpc-face.js';
+import { trpcHandler } from './http/trpc-face.js';
 import { AppError } from './app-error.js';
 import type { Live } from './live/service.js';
 import type { Logger } from './logger.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { listProcedures } from './trpc/procedures.js';
 
 export interface AppOptions {
   config: Config;
@@ -46,11 +44,12 @@ export interface AppOptions {
 }
 
 /**
- * Builds the service's HTTP server (src/http/app-server.ts): the fast lane
- * (src/http/fast-lane.ts), and the Express app for every request the lane
- * does not take. No side effects: nothing listens, nothing connects; the
- * server entry and the tests both call this with their own collaborators
- * and make it listen.
+ * Builds the service's HTTP server (src/http/app-server.ts), whose every
+ * request goes through one Express chain: request context, security
+ * headers, the method rules, then REST through trpc-to-openapi's middleware
+ * or /trpc through tRPC's Express adapter. No side effects: nothing listens,
+ * nothing connects; the server entry and the tests both call this with
+ * their own collaborators and make it listen.
  * This is the composition root: the only file under src/ that imports
  * routers/; the faces and the OpenAPI builder are handed the router.
  */
@@ -89,23 +88,9 @@ export function createApp({
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
-  const context = requestContext(logger);
+  app.use(requestContext(logger));
   // helmet's CSP is the API's; a route serving HTML (GET /docs) sets its own header over it.
-  const security = [securityHeaders(), corsPolicy(config.corsOrigins)];
-  const ipLimit = ipRateLimit(limiter('ip:', config.rateLimit.perIp));
-  const lane = fastLane({
-    app,
-    errorHandler,
-    requestContext: context,
-    headers: recordHeaders(security),
-    ipLimit,
-    restRoutes: fastRoutes(router),
-    rest: restShortCut(deps, router),
-    trpcMutations: fastMutations(router),
-    trpc: trpcShortCut(deps, router),
-  });
-  app.use(context);
-  app.use(security);
+  app.use(securityHeaders(), corsPolicy(config.corsOrigins));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -127,14 +112,16 @@ export function createApp({
   });
   app.use('/docs', docsRouter());
 
-  app.use(TRPC_MOUNT, noHeadOnSubscriptions(router));
-  app.use(headAsGet);
+  const methods = methodRule(openApiDocument, listProcedures(router));
+  app.use(methodGuard(methods));
+  const ipLimit = ipRateLimit(limiter('ip:', config.rateLimit.perIp));
   // Batch size first: an oversized batch is refused before it is counted, read or verified.
   app.use(TRPC_MOUNT, trpcBatchLimit(), ipLimit, trpcBodyGuard(), trpcHandler(deps, router));
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.
-  app.use(ipLimit, jsonBody(), restHandler(deps, router, openApiDocument));
+  app.use(ipLimit, jsonBody(), restHandler(deps, router));
   app.use(errorHandler);
-  return appServer(app, (req, res) => {
-    if (!lane(req, res)) app(req, res);
-  });
+
+  const server = appServer(app);
+  refuseConnect(server, methods);
+  return server;
 }

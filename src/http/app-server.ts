@@ -8,16 +8,11 @@ import {
 import type { Express } from 'express';
 
 /**
- * A node:http server (not listening) whose requests and responses are born
- * with the Express app's prototypes (`app.request`, `app.response`).
- *
- * Why: Express's `app.handle`, and the fast lane after it, give every request
- * those prototypes with `Object.setPrototypeOf`. On an object that already
- * carries its own fields, V8 builds new hidden classes for each such call,
- * in old space: in `npm run bench` that was the main cause of the service's
- * mark-compacts, and about a fifth of a PATCH's CPU (docs/PERFORMANCE.md). Made with
- * the right prototype, both calls find it already set and change nothing;
- * they stay, for a server built any other way.
+ * A node:http server (not listening) for the Express app whose requests and
+ * responses are born with the app's prototypes (`app.request`,
+ * `app.response`), so the `Object.setPrototypeOf` Express's `app.handle`
+ * does on every request finds them set and costs nothing. Why that pays:
+ * docs/DECISIONS.md, "The app's server".
  *
  * The constructors run Node's own on the new object, as a subclass written
  * the pre-class way does, so whatever Node's constructors set up is set up.
@@ -29,7 +24,8 @@ import type { Express } from 'express';
  */
 export function appServer(
   app: Express,
-  listener: RequestListener,
+  /** The app itself; the tests pass one that looks at each request first. */
+  listener: RequestListener = app,
   /** Node's own; the tests pass classes to see the fallback. */
   base: { IncomingMessage: unknown; ServerResponse: unknown } = { IncomingMessage, ServerResponse },
 ): Server {

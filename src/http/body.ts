@@ -76,7 +76,7 @@ const BODY_PARSER_ERRORS: Record<string, () => AppError> = {
  * Content-Encoding cannot decode (a zlib or brotli error): a 400, never a 500.
  * Anything else stays as it is.
  */
-export function bodyParserError(err: unknown): unknown {
+function bodyParserError(err: unknown): unknown {
   const { type, status } = err as { type?: unknown; status?: unknown };
   const known = typeof type === 'string' ? BODY_PARSER_ERRORS[type] : undefined;
   if (known) return known();
@@ -113,7 +113,7 @@ function contentEncodingError(header: string | undefined): AppError | undefined 
  * JSON-ish type (`application/jsonx`, `application/json-patch+json`), a list
  * of types, another charset — is a 415.
  */
-export function jsonMediaTypeError(header: string | undefined): AppError | undefined {
+function jsonMediaTypeError(header: string | undefined): AppError | undefined {
   if (header === undefined || header.trim() === '') {
     return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type is missing: send application/json');
   }
@@ -144,32 +144,22 @@ function bodyHeadersError(req: Request): AppError | undefined {
   );
 }
 
+const utf8 = new TextDecoder('utf-8');
+
 /**
  * body-parser `verify` for both faces, on the raw bytes before anything decodes
  * them: the body must be UTF-8 (a decoder would silently turn bad bytes into
  * U+FFFD, and two different byte strings into one stored value), and its
- * nesting is bounded before JSON.parse runs.
+ * nesting is bounded before JSON.parse runs. Throws body-parser-style typed
+ * errors (bodyParserError maps them).
  */
-export function verifyJsonBytes(_req: unknown, _res: unknown, buf: Buffer): void {
-  jsonText(buf);
-}
-
-const utf8 = new TextDecoder('utf-8');
-
-/**
- * The body's bytes as text, after the byte rules above (UTF-8, nesting
- * depth); a leading byte-order mark is dropped, as body-parser's decoding
- * does. Throws body-parser-style typed errors (bodyParserError maps them).
- */
-export function jsonText(buf: Buffer): string {
+function verifyJsonBytes(_req: unknown, _res: unknown, buf: Buffer): void {
   if (!isUtf8(buf)) {
     throw Object.assign(new Error('The request body is not valid UTF-8'), {
       type: 'entity.invalid.utf8',
     });
   }
-  const text = utf8.decode(buf);
-  assertJsonDepth(text);
-  return text;
+  assertJsonDepth(utf8.decode(buf));
 }
 
 /**
@@ -179,7 +169,7 @@ export function jsonText(buf: Buffer): string {
  * prototype instead of an unknown field; it is refused like any other
  * unknown key).
  */
-export function jsonObjectError(body: unknown): AppError | undefined {
+function jsonObjectError(body: unknown): AppError | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return new AppError('VALIDATION_FAILED', 'The request body must be a JSON object');
   }
@@ -252,7 +242,7 @@ export function trpcBodyGuard(): RequestHandler {
         next(refused);
         return;
       }
-      // tRPC's adapter and fast path then see the one spelling they match.
+      // tRPC's adapter then sees the one spelling it matches.
       req.headers['content-type'] = 'application/json';
     }
     read(req, res, (err?: unknown) => next(err ? bodyParserError(err) : undefined));

@@ -1,6 +1,7 @@
-import type { Server } from 'node:http';
+import { STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { AppError } from '../app-error.js';
-import { errorBody, errorStatus } from '../error-mapping.js';
+import { errorBody, errorHeaders, errorStatus } from '../error-mapping.js';
 import type { Logger } from '../logger.js';
 
 /**
@@ -21,13 +22,27 @@ export function hardenServer(server: Server, logger: Logger): void {
         ? new AppError('PAYLOAD_TOO_LARGE', 'The request headers are larger than 16 KiB')
         : new AppError('VALIDATION_FAILED', 'The request is not valid HTTP');
     logger.info({ code: error.code }, 'refused malformed request');
-    const body = JSON.stringify(errorBody(appError));
-    socket.end(
-      `HTTP/1.1 ${errorStatus(appError)} ${appError.code === 'PAYLOAD_TOO_LARGE' ? 'Payload Too Large' : 'Bad Request'}\r\n` +
-        'Content-Type: application/json; charset=utf-8\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        'Connection: close\r\n\r\n' +
-        body,
-    );
+    writeErrorToSocket(socket, appError);
   });
+}
+
+/**
+ * Answers a request Node never hands to the app (a malformed one, a CONNECT)
+ * with the envelope, its status and headers, straight on the socket, then
+ * closes the connection.
+ */
+export function writeErrorToSocket(socket: Duplex, error: AppError): void {
+  const status = errorStatus(error);
+  const body = JSON.stringify(errorBody(error));
+  const headers = Object.entries(errorHeaders(error)).map(
+    ([name, value]) => `${name}: ${value}\r\n`,
+  );
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      headers.join('') +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
 }

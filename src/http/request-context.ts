@@ -9,8 +9,6 @@ declare global {
       /** Echoed in the X-Request-Id response header and on every log line of the request. */
       requestId: string;
       log: Logger;
-      /** Set when the fast lane (fast-lane.ts) serves the request; the request log line says so. */
-      fastLane?: boolean;
     }
   }
 }
@@ -38,7 +36,6 @@ export function requestContext(logger: Logger): RequestHandler {
           path: req.originalUrl.split('?', 1)[0],
           status: res.statusCode,
           durationMs: Math.round((performance.now() - started) * 10) / 10,
-          ...(req.fastLane && { fastLane: true }),
         },
         'request',
       );
