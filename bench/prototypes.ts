@@ -1,11 +1,11 @@
 /**
  * `npm run bench:prototypes`: what `Object.setPrototypeOf` on every request
  * costs a bare node:http server, and what src/http/app-server.ts does about
- * it (docs/PERFORMANCE.md, "requests born with the app's prototypes").
+ * it (docs/DECISIONS.md, "The app's server").
  *
  * Each variant runs in its own process, under wrk (50 connections,
- * BENCH_DURATION seconds, 8 by default); the handler sets the five fields
- * the fast lane sets and answers "ok". Prints req/s and the garbage
+ * BENCH_DURATION seconds, 8 by default); the handler sets five of the fields
+ * Express's app.handle and router set on every request and answers "ok". Prints req/s and the garbage
  * collections of each (young, and mark-compacts).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -74,7 +74,7 @@ function serve(mode: Variant): void {
     (res as unknown as Record<string, unknown>).req = req;
     (res as unknown as Record<string, unknown>).locals = Object.create(null);
     fields.originalUrl = req.url;
-    fields.fastLane = true;
+    fields.baseUrl = '';
     res.end('ok');
   });
   server.listen(0, '127.0.0.1', () => {

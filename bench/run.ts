@@ -3,7 +3,7 @@
  * and, for REST PATCH, the floor baseline (bench/floor.ts: one UPDATE) in one run,
  * on one fresh PostgreSQL database, with wrk, and prints per scenario req/s, p50,
  * p99, errors, peak server RSS and server CPU per request, with the ratios and
- * the targets of docs/PERFORMANCE.md.
+ * whether each target holds.
  *
  *   npm run bench                 full run (BENCH_ROUNDS alternating rounds, medians)
  *   npm run bench -- --smoke      tiny durations, to check that the harness works
@@ -191,10 +191,10 @@ async function main(): Promise<void> {
       ...(scenario.floor ? (['floor'] as const) : []),
       ...(previous ? (['previous'] as const) : []),
     ];
-    // Scenarios of one kind (REST PATCH and tRPC updateUser, which issue 12
-    // compares with each other) run their rounds interleaved, so both see
-    // the same database and the same host: run one after the other, the
-    // second ran on a database the first had just churned (docs/PERFORMANCE.md).
+    // Scenarios of one kind (REST PATCH and tRPC updateUser, which the
+    // targets compare with each other) run their rounds interleaved, so both
+    // see the same database and the same host: run one after the other, the
+    // second ran on a database the first had just churned.
     for (const block of blocksOfKind(SCENARIOS.filter((s) => selected.includes(s.name)))) {
       for (const scenario of block) {
         for (const side of sidesOf(scenario)) {

@@ -8,7 +8,7 @@ export const TOKEN_CACHE_MAX_ENTRIES = 10_000;
 
 /**
  * Remembers tokens that verified, so a client sending the same bearer token
- * again skips the signature check (its CPU cost: docs/PERFORMANCE.md). An entry
+ * again skips the signature check (about 100 µs of CPU for ES256). An entry
  * lives `ttlSeconds`, never past the token's own `exp`. The key is the SHA-256
  * of the whole token, so only a byte-identical token hits; failures are never
  * cached. The price is a revocation window: a token whose signing key the

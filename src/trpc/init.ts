@@ -104,7 +104,7 @@ export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) 
  * with the fan's user id (created on first sight, cached per process). One
  * middleware does what publicProcedure's and authenticatedProcedure's do as
  * well: every tRPC middleware copies the call's options and context, which on
- * the write path cost more CPU than the rest of tRPC (docs/PERFORMANCE.md).
+ * the write path cost more CPU than the rest of tRPC.
  */
 export const protectedProcedure = t.procedure.use(async ({ ctx, next }) => {
   try {

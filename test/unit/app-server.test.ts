@@ -81,7 +81,7 @@ describe('appServer: requests born with the Express app prototypes', () => {
     expect(seen).toEqual([{ request: false, response: false, node: true }]);
   });
 
-  it('takes the fast path on this Node: its request and response constructors are plain functions', () => {
+  it('builds requests with the app’s prototypes on this Node: its request and response constructors are plain functions', () => {
     expect(isClass(IncomingMessage)).toBe(false);
     expect(isClass(ServerResponse)).toBe(false);
     expect(isClass(class Later {})).toBe(true);
