@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appRouter } from '../routers/index.js';
+import { listProcedures } from '../src/trpc/procedures.js';
 
 /**
  * `npm run consumer:check`: proves that a neighbouring TypeScript project can
@@ -73,9 +74,9 @@ async function main(): Promise<void> {
 
     console.log('== every procedure called');
     const source = await readFile(join(consumer, 'every-procedure.ts'), 'utf8');
-    const missing = Object.keys(appRouter._def.procedures).filter(
-      (name) => !source.includes(`api.${name}.`),
-    );
+    const missing = listProcedures(appRouter)
+      .map(({ path }) => path)
+      .filter((name) => !source.includes(`api.${name}.`));
     if (missing.length > 0) {
       throw new Error(
         `test/consumer/every-procedure.ts does not call ${missing.join(', ')}: add a function per procedure`,

@@ -8,6 +8,7 @@ import {
   router,
   serviceProcedure,
 } from '../../src/trpc/init.js';
+import { listProcedures } from '../../src/trpc/procedures.js';
 import { dataEvents, openSse } from '../helpers/live.js';
 import { startTestApp, uniqueSubject, type TestApp } from '../helpers/test-app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
@@ -77,21 +78,12 @@ async function trpcCall(
   };
 }
 
-interface ProcedureDef {
-  _def: {
-    type: 'query' | 'mutation' | 'subscription';
-    meta?: { openapi?: { method: string; path: string } };
-  };
-}
-
 /** Every procedure of the service, as its router declares it. */
-const procedures = Object.entries(appRouter._def.procedures as Record<string, ProcedureDef>).map(
-  ([name, procedure]) => ({
-    name,
-    kind: procedure._def.type,
-    openapi: procedure._def.meta?.openapi,
-  }),
-);
+const procedures = listProcedures(appRouter).map(({ path, kind, meta }) => ({
+  name: path,
+  kind,
+  openapi: meta?.openapi,
+}));
 
 describe('fan operations refuse service tokens', () => {
   let app: TestApp;
@@ -232,6 +224,8 @@ const testRouter = router({
         path: '/api/test/events',
         summary: 'A service operation needing events:write',
         description: 'Answers with the calling service',
+        tags: ['user'],
+        errorResponses: [400, 401, 403, 413, 415, 429, 500, 503],
         protect: true,
       },
     })
@@ -249,6 +243,8 @@ const testRouter = router({
         path: '/api/test/admin',
         summary: 'A service operation needing admin',
         description: 'Answers with the calling service',
+        tags: ['user'],
+        errorResponses: [401, 403, 429, 500, 503],
         protect: true,
       },
     })
@@ -265,6 +261,8 @@ const testRouter = router({
         path: '/api/test/fan',
         summary: 'A fan operation',
         description: 'Answers with the calling fan',
+        tags: ['user'],
+        errorResponses: [401, 403, 429, 500, 503],
         protect: true,
       },
     })
