@@ -10,7 +10,14 @@ import {
 } from '../../src/trpc/init.js';
 import { listProcedures } from '../../src/trpc/procedures.js';
 import { dataEvents, openSse } from '../helpers/live.js';
-import { startTestApp, uniqueSubject, type TestApp } from '../helpers/test-app.js';
+import type { OpenAPIObject } from 'trpc-to-openapi';
+import { createResponseChecker } from '../helpers/openapi-conformance.js';
+import {
+  startTestApp,
+  uniqueSubject,
+  type ApiResponse,
+  type TestApp,
+} from '../helpers/test-app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
 import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer.js';
 
@@ -276,12 +283,23 @@ const testRouter = router({
 
 describe('serviceProcedure', () => {
   let app: TestApp;
+  /** The test router's own openapi.json, as the app serves it. */
+  let document: OpenAPIObject;
+  let checker: ReturnType<typeof createResponseChecker>;
   beforeAll(async () => {
     app = await start({
       router: testRouter,
       env: { SERVICE_CLIENT_IDS: 'checkin-service, ops-console ,quiz-azp' },
     });
+    document = (await app.request('GET', '/openapi.json')).body as OpenAPIObject;
+    checker = createResponseChecker(document);
   });
+
+  /** A REST answer of the test router, checked against the document the app serves for it. */
+  function conforms(method: string, url: string, response: ApiResponse) {
+    const result = checker.check({ method, url, ...response });
+    expect(result).toEqual({ checked: true, operation: expect.any(String), errors: [] });
+  }
 
   /** Both faces for one call of recordTestEvents (POST) or runTestAdmin (GET). */
   async function bothFaces(operation: 'events' | 'admin', token: string) {
@@ -289,6 +307,7 @@ describe('serviceProcedure', () => {
       operation === 'events'
         ? await app.request('POST', '/api/test/events', { token, body: { note: 'n' } })
         : await app.request('GET', '/api/test/admin', { token });
+    conforms(operation === 'events' ? 'POST' : 'GET', `/api/test/${operation}`, rest);
     const trpc =
       operation === 'events'
         ? await trpcCall(app, 'recordTestEvents', 'mutation', token, { note: 'n' })
@@ -321,6 +340,24 @@ describe('serviceProcedure', () => {
     });
     expect(trpc.headers.get('www-authenticate')).toBe(expected.wwwAuthenticate);
   }
+
+  it('documents each service operation’s scope as its security requirement, and its 403 codes', () => {
+    const paths = document.paths as Record<string, Record<string, any>>;
+    const events = paths['/api/test/events']!.post;
+    const admin = paths['/api/test/admin']!.get;
+    const fan = paths['/api/test/fan']!.get;
+    expect(events.security).toEqual([{ bearerAuth: ['events:write'] }]);
+    expect(admin.security).toEqual([{ bearerAuth: ['admin'] }]);
+    expect(fan.security).toEqual([{ bearerAuth: [] }]);
+    const codes = (operation: any) =>
+      Object.keys(operation.responses['403'].content['application/json'].examples);
+    for (const operation of [events, admin]) {
+      expect(codes(operation)).toEqual(['INSUFFICIENT_SCOPE', 'CLIENT_NOT_ALLOWED']);
+      expect(operation.responses['403'].headers).toHaveProperty('WWW-Authenticate');
+    }
+    expect(codes(fan)).toEqual(['FAN_TOKEN_REQUIRED']);
+    expect(fan.responses['403'].headers).toBeUndefined();
+  });
 
   it('accepts a trusted client holding the scope, with the service principal in ctx', async () => {
     const token = await issuer.signService('checkin-service', 'events:write');
@@ -443,6 +480,7 @@ describe('serviceProcedure', () => {
   it('refuses a service token on the fan operations of the same router', async () => {
     const token = await issuer.signService('checkin-service', 'events:write');
     const rest = await app.request('GET', '/api/test/fan', { token });
+    conforms('GET', '/api/test/fan', rest);
     expect(rest.status).toBe(403);
     expect(rest.body.error.code).toBe('FAN_TOKEN_REQUIRED');
     const trpc = await trpcCall(app, 'fanUserId', 'query', token);
