@@ -76,6 +76,8 @@ export async function startTestApp(options: {
   webhookOptions?: WebhookWorkerOptions;
   /** Procedures of the test's own to serve instead of the service's (createApp's `router`). */
   router?: OpenApiRouter;
+  /** The Redis command timeout of the rate-limit store (REDIS_URL); the service's default if unset. */
+  redisCommandTimeoutMs?: number;
 }): Promise<TestApp> {
   const issuer = options.issuer ?? (await startTokenIssuer());
   const config = loadConfig({
@@ -106,8 +108,19 @@ export async function startTestApp(options: {
   });
   await live.start();
   const rateLimitStore = config.rateLimit.redisUrl
-    ? connectRateLimitStore(config.rateLimit.redisUrl, logger)
+    ? connectRateLimitStore(config.rateLimit.redisUrl, logger, {
+        commandTimeoutMs: options.redisCommandTimeoutMs,
+      })
     : undefined;
+  // Requests sent before the store has connected are counted in this
+  // instance's memory (by design, src/rate-limit.ts); a test starts once the
+  // connection has settled either way: ready, or failed.
+  if (rateLimitStore && rateLimitStore.status !== 'ready') {
+    await new Promise<void>((resolve) => {
+      rateLimitStore.once('ready', resolve);
+      rateLimitStore.once('error', resolve);
+    });
+  }
   const app = createApp({
     config,
     database: options.database,

