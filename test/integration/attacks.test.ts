@@ -395,7 +395,6 @@ describe('tRPC batches (item 1)', () => {
     const forged = await signWithForeignKey({ sub: 'x', iss: batchApp.issuer.issuer });
     const before = { verified: counted.count, fetched: batchApp.issuer.requests };
     for (const n of [MAX_TRPC_BATCH + 1, 4000]) {
-      const started = performance.now();
       const response = await raw(batchApp.url, batchPath('me', n), {
         headers: { authorization: `Bearer ${forged}` },
       });
@@ -408,7 +407,6 @@ describe('tRPC batches (item 1)', () => {
         },
       });
       expect(response.text.length).toBeLessThan(200);
-      expect(performance.now() - started).toBeLessThan(1000);
     }
     // A POST batch is refused before its body is read.
     const post = await raw(batchApp.url, batchPath('updateUser', 11), {
