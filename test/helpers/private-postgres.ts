@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,12 +8,45 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** Where the PostgreSQL server binaries are (Debian layout); PG_BIN overrides. */
-export const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+/** The Debian/Ubuntu layout: one directory per installed major version. */
+const DEBIAN_ROOT = '/usr/lib/postgresql';
+
+/**
+ * The directories that may hold the server binaries, most likely first:
+ * PG_BIN when set (and then only it); `pg_config --bindir` (the client
+ * library's version, whose server may not be installed); every installed
+ * version under /usr/lib/postgresql, newest first; then the directories on PATH.
+ */
+function candidateBinDirs(): string[] {
+  if (process.env.PG_BIN) return [process.env.PG_BIN];
+  const dirs: string[] = [];
+  try {
+    dirs.push(execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim());
+  } catch {
+    // no pg_config on PATH
+  }
+  if (existsSync(DEBIAN_ROOT)) {
+    const versions = readdirSync(DEBIAN_ROOT)
+      .filter((name) => /^\d+(\.\d+)?$/.test(name))
+      .sort((a, b) => Number(b) - Number(a));
+    dirs.push(...versions.map((version) => path.join(DEBIAN_ROOT, version, 'bin')));
+  }
+  dirs.push(...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean));
+  return dirs;
+}
+
+/** Where the installed PostgreSQL server binaries are (the first with initdb and pg_ctl), if anywhere. */
+export const PG_BIN: string | undefined = candidateBinDirs().find(
+  (dir) => existsSync(path.join(dir, 'initdb')) && existsSync(path.join(dir, 'pg_ctl')),
+);
 
 /** Why a private PostgreSQL cannot run here, or undefined when it can. */
 export function privatePostgresUnavailable(): string | undefined {
-  if (!existsSync(path.join(PG_BIN, 'initdb'))) return `no initdb in ${PG_BIN} (set PG_BIN)`;
+  if (PG_BIN === undefined) {
+    return process.env.PG_BIN
+      ? `no initdb and pg_ctl in PG_BIN (${process.env.PG_BIN})`
+      : `no PostgreSQL server binaries (initdb, pg_ctl) in pg_config --bindir, ${DEBIAN_ROOT}/*/bin or PATH (set PG_BIN)`;
+  }
   return undefined;
 }
 
@@ -36,6 +69,8 @@ export interface PrivatePostgres {
  * to run as root, so as root the commands run as the `postgres` OS user.
  */
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const bin = PG_BIN;
+  if (bin === undefined) throw new Error(privatePostgresUnavailable());
   const dir = await mkdtemp(path.join(tmpdir(), 'ups-private-pg-'));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
@@ -45,8 +80,8 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   }
   const pg = (tool: string, args: string[]) =>
     asRoot
-      ? run('runuser', ['-u', 'postgres', '--', path.join(PG_BIN, tool), ...args])
-      : run(path.join(PG_BIN, tool), args);
+      ? run('runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args])
+      : run(path.join(bin, tool), args);
 
   const data = path.join(dir, 'data');
   const port = await freePort();

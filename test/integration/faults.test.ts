@@ -27,6 +27,15 @@ const skipReason =
   testDbKind !== 'postgres'
     ? 'needs TEST_DATABASE_URL (PGlite has no server to restart and no statement_timeout)'
     : privatePostgresUnavailable();
+const inCi = process.env.CI === 'true';
+
+// CI runs these: a missing PostgreSQL installation fails the run instead of skipping them.
+it.runIf(testDbKind === 'postgres' && inCi && skipReason !== undefined)(
+  'has the PostgreSQL server binaries under CI',
+  () => {
+    expect.fail(`CI=true but a private PostgreSQL cannot start: ${skipReason}`);
+  },
+);
 
 let issuer: TokenIssuer;
 
