@@ -281,6 +281,68 @@ describe('per-IP rate limit', () => {
     // Health checks are never limited.
     expect((await limited.request('GET', '/healthz')).status).toBe(200);
   });
+
+  /** PATCHes as a new user with `X-Forwarded-For: forwarded` (none when undefined). */
+  const from = async (target: TestApp, forwarded: string | undefined) => {
+    const response = await target.request('PATCH', '/api/user', {
+      token: await issuer.sign(uniqueSubject()),
+      body: { name: 'Forwarded' },
+      ...(forwarded !== undefined && { headers: { 'x-forwarded-for': forwarded } }),
+    });
+    return `${response.status} ${response.headers.get('ratelimit-remaining')}`;
+  };
+
+  it('without TRUST_PROXY, X-Forwarded-For changes nothing: every request counts for the peer', async () => {
+    const direct = await appWith({ RATE_LIMIT_PER_IP: '3', RATE_LIMIT_PER_USER: '100' });
+    // A client writing a new address into each request, as if it were a proxy.
+    expect([
+      await from(direct, '203.0.113.1'),
+      await from(direct, '203.0.113.2'),
+      await from(direct, '203.0.113.3, 198.51.100.3'),
+    ]).toEqual(['200 2', '200 1', '200 0']);
+    expect(await from(direct, '198.51.100.4')).toBe('429 0');
+    expect(await from(direct, undefined)).toBe('429 0');
+  });
+
+  it('behind a trusted proxy (TRUST_PROXY=1), the client address it appends is counted, not what the client wrote', async () => {
+    const proxied = await appWith({
+      RATE_LIMIT_PER_IP: '3',
+      RATE_LIMIT_PER_USER: '100',
+      TRUST_PROXY: '1',
+    });
+    // The test is the proxy: it appends the address each client connected from.
+    const client = '203.0.113.10';
+    expect([
+      await from(proxied, client),
+      await from(proxied, `198.51.100.1, ${client}`),
+      await from(proxied, `198.51.100.2, ${client}`),
+    ]).toEqual(['200 2', '200 1', '200 0']);
+    // The client's own X-Forwarded-For entries do not get it a new count.
+    expect(await from(proxied, `198.51.100.3, ${client}`)).toBe('429 0');
+    expect(await from(proxied, client)).toBe('429 0');
+    // Another client through the same proxy, and the proxy itself, count apart.
+    expect(await from(proxied, '203.0.113.20')).toBe('200 2');
+    expect(await from(proxied, '2001:db8::20')).toBe('200 2');
+    expect(await from(proxied, undefined)).toBe('200 2');
+  });
+
+  it('behind two trusted proxies (TRUST_PROXY=2), the address the outer one saw is counted', async () => {
+    const proxied = await appWith({
+      RATE_LIMIT_PER_IP: '2',
+      RATE_LIMIT_PER_USER: '100',
+      TRUST_PROXY: '2',
+    });
+    // client → CDN (appends the client) → load balancer (appends the CDN) → service.
+    const cdn = '192.0.2.50';
+    const client = '203.0.113.30';
+    expect([
+      await from(proxied, `${client}, ${cdn}`),
+      await from(proxied, `198.51.100.9, ${client}, ${cdn}`),
+      await from(proxied, `198.51.100.10, ${client}, ${cdn}`),
+    ]).toEqual(['200 1', '200 0', '429 0']);
+    expect(await from(proxied, `${client}, 192.0.2.51`)).toBe('429 0');
+    expect(await from(proxied, `203.0.113.31, ${cdn}`)).toBe('200 1');
+  });
 });
 
 describe('security headers', () => {
