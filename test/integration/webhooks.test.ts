@@ -1,14 +1,20 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../db/database.js';
+import { claimWebhookEvents } from '../../db/queries/events.js';
 import { LiveEventSchema } from '../../routers/live-schemas.js';
 import { WebhookWorker, type WebhookWorkerOptions } from '../../src/live/webhooks.js';
 import { createLogger } from '../../src/logger.js';
+import { startServerProcess } from '../helpers/server-process.js';
 import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../helpers/test-app.js';
-import { openPool } from '../helpers/test-db.js';
+import { openPool, testDbKind } from '../helpers/test-db.js';
 
 /**
  * Webhooks to a real HTTP receiver on 127.0.0.1: down (connection refused),
@@ -403,5 +409,122 @@ describe('webhooks', () => {
       .where('eventId', 'in', ['900000001', '900000002'])
       .execute();
     expect(left).toEqual([{ eventId: '900000002' }]);
+  });
+
+  /** Every attempt logged for `ids`, in the order they were logged. */
+  async function attempts(ids: string[]) {
+    return app.db
+      .selectFrom('webhookDeliveries')
+      .select(['eventId', 'attempt', 'outcome'])
+      .where('eventId', 'in', ids)
+      .orderBy('id')
+      .execute();
+  }
+
+  /** After a redelivery of the first: each event acknowledged once, in order, the first on its second attempt. */
+  async function deliveredOnce(receiver: Receiver, events: Array<{ id: string }>) {
+    const ids = events.map((event) => event.id);
+    expect(receiver.acknowledged().map((ack) => ack.id)).toEqual(ids);
+    expect(await attempts(ids)).toEqual(
+      ids.map((eventId, i) => ({ eventId, attempt: i === 0 ? 2 : 1, outcome: 'delivered' })),
+    );
+  }
+
+  it.skipIf(testDbKind !== 'postgres')(
+    'a worker process killed mid-POST: another instance sends the event again once the lease ends, each event delivered once',
+    { timeout: 120_000 },
+    async () => {
+      const receiver = new Receiver();
+      let holding = true;
+      // The first POST is never answered: the process dies waiting for it.
+      receiver.gate = () => (holding ? new Promise<void>(() => {}) : Promise.resolve());
+      const port = await receiver.listen();
+      cleanup.push(() => receiver.close());
+      await app.db.updateTable('liveEvents').set({ webhookNextAt: null }).execute();
+      const url = `http://127.0.0.1:${port}/`;
+      const dataDir = await mkdtemp(path.join(tmpdir(), 'ups-webhook-worker-'));
+      cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+      const dying = await startServerProcess({
+        DATABASE_URL: database.databaseUrl,
+        DATA_DIR: dataDir,
+        AUTH_ISSUER: app.issuer.issuer,
+        AUTH_JWKS_URL: app.issuer.jwksUrl,
+        WEBHOOK_URL: url,
+        WEBHOOK_SECRET: secret,
+      });
+      cleanup.push(async () => {
+        if (dying.child.exitCode === null && dying.child.signalCode === null) {
+          await dying.stop('SIGKILL');
+        }
+      });
+
+      const [userId] = await onboardUsers(app, 1, 'killed');
+      const events = await eventsOf([userId!]);
+      await expect.poll(() => receiver.arrivals.length, { timeout: 30_000 }).toBe(1);
+      expect(JSON.parse(receiver.arrivals[0]!).id).toBe(events[0]!.id);
+      await dying.stop('SIGKILL');
+
+      // It died holding the lease: one attempt counted, none logged.
+      const leased = await app.db
+        .selectFrom('liveEvents')
+        .select(['webhookAttempts', sql<boolean>`webhook_next_at > now()`.as('leased')])
+        .where('id', '=', events[0]!.id)
+        .executeTakeFirstOrThrow();
+      expect(leased).toEqual({ webhookAttempts: 1, leased: true });
+      expect(await attempts(events.map((event) => event.id))).toEqual([]);
+
+      holding = false;
+      const second = await openPool(database);
+      cleanup.push(() => second.close());
+      const other = await webhookApp(url, {}, { ...second, dataDir: database.dataDir } as never);
+      // While the lease holds, nothing of this user is due: not the event, not those after it.
+      expect(await other.live.webhooks!.deliverRound()).toBe(0);
+      expect(receiver.arrivals).toHaveLength(1);
+
+      // The 60 s lease runs out (moved, rather than waited for).
+      await app.db
+        .updateTable('liveEvents')
+        .set({ webhookNextAt: sql<Date>`now()` })
+        .where('id', '=', events[0]!.id)
+        .execute();
+      await expect.poll(() => pending([userId!]), { timeout: 30_000, interval: 200 }).toBe(0);
+      expect(receiver.arrivals.map((body) => JSON.parse(body).id)).toEqual([
+        events[0]!.id,
+        ...events.map((event) => event.id),
+      ]);
+      await deliveredOnce(receiver, events);
+    },
+  );
+
+  it('an event claimed by a worker that never reports back goes out from another worker after the lease, not before', async () => {
+    const receiver = new Receiver();
+    const port = await receiver.listen();
+    cleanup.push(() => receiver.close());
+    await app.db.updateTable('liveEvents').set({ webhookNextAt: null }).execute();
+    const [userId] = await onboardUsers(app, 1, 'abandoned');
+    const events = await eventsOf([userId!]);
+
+    // What a worker that died right after its claim leaves: a lease, no POST, no log row.
+    const claimed = await claimWebhookEvents(app.db, { limit: 10, leaseSeconds: 5 });
+    expect(claimed.map((event) => event.id)).toEqual([events[0]!.id]);
+    const logger = createLogger('info', { write: () => undefined });
+    const config = { url: `http://127.0.0.1:${port}/`, secret, retryForSeconds: 3600 };
+    const other = new WebhookWorker(app.db, config, logger);
+    expect(await other.deliverRound()).toBe(0);
+    expect(receiver.arrivals).toEqual([]);
+
+    await expect
+      .poll(
+        async () => {
+          await other.deliverRound();
+          return pending([userId!]);
+        },
+        { timeout: 30_000, interval: 500 },
+      )
+      .toBe(0);
+    expect(receiver.arrivals.map((body) => JSON.parse(body).id)).toEqual(
+      events.map((event) => event.id),
+    );
+    await deliveredOnce(receiver, events);
   });
 });
