@@ -148,7 +148,7 @@ function createPostgres(databaseUrl: string, options: DatabaseOptions): Database
 
 /**
  * Creating a new PGlite database costs seconds and most of a gigabyte;
- * reopening one costs a fraction of that (docs/PERFORMANCE.md). So the data
+ * reopening one costs a fraction of that (about 0.4 s and 300 MB). So the data
  * dir is kept on disk and reused; it also survives a kill -9 (WAL replay).
  *
  * statement_timeout is not applied: PGlite runs PostgreSQL single-threaded in

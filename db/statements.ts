@@ -49,7 +49,7 @@ const NAME_REFUSED = new Set(['26000', '42P05', '0A000']);
  * call only fills in its values: Kysely would otherwise rebuild the immutable
  * query tree, run the CamelCasePlugin over it and compile it again on every
  * call, which cost more CPU than the database spent running the write path's
- * statements (docs/PERFORMANCE.md).
+ * statements.
  *
  * On PostgreSQL each one also runs as a named (server-side prepared)
  * statement: PostgreSQL plans an unnamed statement anew on every call, a

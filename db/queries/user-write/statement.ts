@@ -24,7 +24,7 @@
  * database handle's CompiledStatements (db/statements.ts); a write only
  * computes its parts' values and fills them in. Only the parts a plan needs
  * are sent: planning CTEs that write nothing cost more than running the ones
- * that do (docs/PERFORMANCE.md).
+ * that do.
  */
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import { PROFILE_FIELD_TABLE, PROFILE_FIELDS } from '../../profile-fields.js';
