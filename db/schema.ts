@@ -37,7 +37,11 @@ export interface UsersTable {
   onboardedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   createdAt: Generated<Date>;
   updatedAt: Timestamp;
-  /** Set only on tombstones: the rows that hold a deleted account's pseudonymised ledger. */
+  /**
+   * Set only on tombstones, the rows that hold a deleted account's
+   * pseudonymised ledger: the epoch, as are their other times (no time of
+   * the deletion is stored).
+   */
   deletedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
@@ -156,8 +160,8 @@ export interface WebhookDeliveriesTable {
 export interface HandleClaimsTable {
   /** The handle's case-insensitive key (src/domain/handles.ts `handleKey`). */
   handleKey: string;
-  /** The holder, or whom a given-up handle is reserved for; null once that account is deleted. */
-  userId: string | null;
+  /** The holder, or whom a given-up handle is reserved for (deleted with that account). */
+  userId: string;
   /** null: held. A time: given up and reserved until then. */
   reservedUntil: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   updatedAt: Timestamp;

@@ -186,9 +186,9 @@ export const userRouter = router({
         description:
           'Erases the account in one transaction: profile, quest progress, board entries and ' +
           'handle history are deleted; the ledger rows are kept without anything that points ' +
-          'back at you; your handles stay reserved for nobody for HANDLE_RESERVE_DAYS. The same ' +
-          'identity signing in afterwards starts as a new, empty user. Repeating the call does ' +
-          'no harm: it answers the same way.',
+          'back at you; your handles are free for anyone at once. The same identity signing ' +
+          'in afterwards starts as a new, empty user. Repeating the call does no harm: it ' +
+          'answers the same way.',
         tags: ['user'],
         errorResponses: READ_ERRORS,
         protect: true,
@@ -196,11 +196,7 @@ export const userRouter = router({
     })
     .output(success(AccountDeletionSchema))
     .mutation(async ({ ctx }) => {
-      const { deletedAt } = await deleteAccount(
-        ctx.deps.db,
-        ctx.principal,
-        ctx.deps.config.handles,
-      );
+      const { deletedAt } = await deleteAccount(ctx.deps.db, ctx.principal);
       ctx.deps.userIds.forget(ctx.principal);
       return ok({ deleted: true as const, deletedAt: deletedAt.toISOString() });
     }),

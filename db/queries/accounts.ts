@@ -27,9 +27,17 @@ export async function lockIdentityUser(
 }
 
 /**
+ * A tombstone is timeless: its times are all the epoch. A time of the
+ * deletion stored on it would be the deleting transaction's clock, shared by
+ * the `account_deleted` event that names the old id, and tie the pseudonymised
+ * ledger back to that id (docs/ACCOUNT.md, "Nothing links back").
+ */
+const TOMBSTONE_TIME = new Date(0);
+
+/**
  * Moves the user's ledger rows to a new tombstone user (a random id, no
- * identity), the one UPDATE the ledger's trigger allows. Nothing links the
- * tombstone to the account it came from. No-op without ledger rows.
+ * identity, no time), the one UPDATE the ledger's trigger allows. Nothing
+ * links the tombstone to the account it came from. No-op without ledger rows.
  */
 export async function pseudonymiseLedger(trx: Kysely<Database>, userId: string): Promise<void> {
   const hasLedger = await trx
@@ -45,8 +53,9 @@ export async function pseudonymiseLedger(trx: Kysely<Database>, userId: string):
       issuer: TOMBSTONE_ISSUER,
       // (issuer, subject) is unique: a random subject of its own.
       subject: sql<string>`gen_random_uuid()::text`,
-      updatedAt: sql<Date>`now()`,
-      deletedAt: sql<Date>`now()`,
+      createdAt: TOMBSTONE_TIME,
+      updatedAt: TOMBSTONE_TIME,
+      deletedAt: TOMBSTONE_TIME,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -58,34 +67,11 @@ export async function pseudonymiseLedger(trx: Kysely<Database>, userId: string):
 }
 
 /**
- * The user's handle claims outlive the account as reservations for nobody:
- * a held handle is reserved for `reserveDays`, one the user had given up
- * keeps its reservation's end. With `reserveDays` 0 they are released at once.
- */
-export async function orphanHandleClaims(
-  trx: Kysely<Database>,
-  userId: string,
-  reserveDays: number,
-): Promise<void> {
-  if (reserveDays === 0) {
-    await trx.deleteFrom('handleClaims').where('userId', '=', userId).execute();
-    return;
-  }
-  await trx
-    .updateTable('handleClaims')
-    .set({
-      userId: null,
-      reservedUntil: sql<Date>`coalesce(reserved_until, now() + make_interval(days => ${reserveDays}::integer))`,
-      updatedAt: sql<Date>`now()`,
-    })
-    .where('userId', '=', userId)
-    .execute();
-}
-
-/**
- * Deletes the users row; the profile, quest progress, board entries and
- * handle history go with it (ON DELETE CASCADE). Call it last: the ledger
- * and the handle claims must have been moved off the user first.
+ * Deletes the users row; the profile, quest progress, board entries, handle
+ * history and handle claims (held, and given up but reserved for the user)
+ * go with it (ON DELETE CASCADE): a deleted account's handles are free at
+ * once. Call it last: the ledger must have been moved off the user first.
+ * Answers the deletion's time, which is not stored.
  */
 export async function deleteUserRow(trx: Kysely<Database>, userId: string): Promise<Date> {
   const row = await trx

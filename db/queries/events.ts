@@ -262,25 +262,35 @@ export async function recordWebhookAttempt(
     retryInSeconds: number | null;
   },
 ): Promise<void> {
-  await db
-    .with('logged', (qc) =>
-      qc.insertInto('webhookDeliveries').values({
-        eventId: attempt.eventId,
-        attempt: attempt.attempt,
-        outcome: attempt.outcome,
-        statusCode: attempt.statusCode,
-        error: attempt.error,
-        durationMs: attempt.durationMs,
-      }),
+  const logged = db.with('logged', (qc) =>
+    qc.insertInto('webhookDeliveries').values({
+      eventId: attempt.eventId,
+      attempt: attempt.attempt,
+      outcome: attempt.outcome,
+      statusCode: attempt.statusCode,
+      error: attempt.error,
+      durationMs: attempt.durationMs,
+    }),
+  );
+  if (attempt.retryInSeconds !== null) {
+    await logged
+      .updateTable('liveEvents')
+      .set({ webhookNextAt: sql<Date>`now() + make_interval(secs => ${attempt.retryInSeconds})` })
+      .where('id', '=', attempt.eventId)
+      .execute();
+    return;
+  }
+  // Done. `account_deleted` (the one event of no user) is erased rather than
+  // kept for the retention: it is the last record of the deleted id, and no
+  // stream replays it (docs/ACCOUNT.md, "Nothing links back").
+  await logged
+    .with('erased', (qc) =>
+      qc.deleteFrom('liveEvents').where('id', '=', attempt.eventId).where('userId', 'is', null),
     )
     .updateTable('liveEvents')
-    .set({
-      webhookNextAt:
-        attempt.retryInSeconds === null
-          ? null
-          : sql<Date>`now() + make_interval(secs => ${attempt.retryInSeconds})`,
-    })
+    .set({ webhookNextAt: null })
     .where('id', '=', attempt.eventId)
+    .where('userId', 'is not', null)
     .execute();
 }
 

@@ -1,20 +1,14 @@
 import type { Kysely } from 'kysely';
-import {
-  deleteUserRow,
-  lockIdentityUser,
-  orphanHandleClaims,
-  pseudonymiseLedger,
-} from '../../db/queries/accounts.js';
+import { deleteUserRow, lockIdentityUser, pseudonymiseLedger } from '../../db/queries/accounts.js';
 import { recordAccountDeleted } from '../../db/queries/events.js';
 import { deleteBoardEntries } from '../../db/queries/rank.js';
 import type { Database } from '../../db/schema.js';
-import type { HandlePolicy } from '../domain/handles.js';
 
 /**
  * DELETE /api/user: erases the account in one transaction (docs/ACCOUNT.md).
- * The ledger rows move to an anonymous tombstone, the handles stay reserved
- * for nobody, and the users row goes with its profile, quest progress, board
- * entries and handle history. Under the user's row lock: a write of the user
+ * The ledger rows move to an anonymous tombstone, and the users row goes
+ * with its profile, quest progress, board entries, handle history and
+ * handles (free at once). Under the user's row lock: a write of the user
  * that waited for it finds no user and starts over as a new one
  * (protectedProcedure). An `account_deleted` event, committed with the
  * deletion, tells webhook receivers.
@@ -29,13 +23,11 @@ import type { HandlePolicy } from '../domain/handles.js';
 export function deleteAccount(
   db: Kysely<Database>,
   identity: { issuer: string; subject: string },
-  handles: HandlePolicy,
 ): Promise<{ deletedAt: Date }> {
   return db.transaction().execute(async (trx) => {
     const userId = await lockIdentityUser(trx, identity);
     if (userId === undefined) return { deletedAt: new Date() };
     await pseudonymiseLedger(trx, userId);
-    await orphanHandleClaims(trx, userId, handles.reserveDays);
     // Explicitly, not by cascade: the entries' rank counts go with them.
     await deleteBoardEntries(trx, userId);
     await recordAccountDeleted(trx, userId);

@@ -17,7 +17,7 @@ export interface paths {
         post?: never;
         /**
          * Delete the signed-in user’s account
-         * @description Erases the account in one transaction: profile, quest progress, board entries and handle history are deleted; the ledger rows are kept without anything that points back at you; your handles stay reserved for nobody for HANDLE_RESERVE_DAYS. The same identity signing in afterwards starts as a new, empty user. Repeating the call does no harm: it answers the same way.
+         * @description Erases the account in one transaction: profile, quest progress, board entries and handle history are deleted; the ledger rows are kept without anything that points back at you; your handles are free for anyone at once. The same identity signing in afterwards starts as a new, empty user. Repeating the call does no harm: it answers the same way.
          */
         delete: operations["deleteAccount"];
         options?: never;

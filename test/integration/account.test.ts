@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { Migrator, sql, type Kysely } from 'kysely';
+import { migrations } from '../../db/migrations/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOMBSTONE_ISSUER } from '../../db/queries/accounts.js';
 import { ensureUser, findUser } from '../../db/queries/users.js';
 import { deleteAccount } from '../../src/services/deletion.js';
 import { consistencyProblems } from '../helpers/consistency.js';
 import { FACES, reader } from '../helpers/reads.js';
 import { uniqueSubject, useTestApp } from '../helpers/test-app.js';
-import { testDbKind } from '../helpers/test-db.js';
+import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/test-db.js';
 import { writer, type WriteProcedure } from '../helpers/writes.js';
 
 /** GET /api/user/export and DELETE /api/user (docs/ACCOUNT.md). */
@@ -109,7 +110,7 @@ describe.each(FACES)(`GET /api/user/export over %s on ${testDbKind}`, (face) => 
 describe.each(FACES)(`DELETE /api/user over %s on ${testDbKind}`, (face) => {
   const write = () => writer(app, face);
 
-  it('erases the account; the ledger stays, pseudonymised; the handle stays reserved for nobody', async () => {
+  it('erases the account; the ledger stays, pseudonymised; its handles are free for anyone at once', async () => {
     const subject = uniqueSubject();
     const token = await app.issuer.sign(subject);
     const [a, b] = [newHandle(), newHandle()];
@@ -178,28 +179,26 @@ describe.each(FACES)(`DELETE /api/user over %s on ${testDbKind}`, (face) => {
       moved.map(({ owner: _o, issuer: _i, subject: _s, deletedAt: _d, ...row }) => row),
     ).toEqual(ledgerBefore);
     expect(new Set(moved.map((row) => row.owner)).size).toBe(1);
-    expect(moved[0]).toMatchObject({ issuer: TOMBSTONE_ISSUER, deletedAt: expect.any(Date) });
+    // A tombstone is timeless: no time of the deletion is stored.
+    expect(moved[0]).toMatchObject({ issuer: TOMBSTONE_ISSUER, deletedAt: new Date(0) });
     expect(moved[0]!.subject).not.toBe(subject);
     expect(moved[0]!.owner).not.toBe(userId);
 
-    // Both handles (held and reserved) stay reserved for nobody.
+    // Both handles (held, and given up but reserved for the user) are free at once: a
+    // reservation for nobody would be a free lock on a name (claim, delete, repeat).
     const claims = await app.db
       .selectFrom('handleClaims')
       .selectAll()
       .where('handleKey', 'in', [a.toLowerCase(), b.toLowerCase()])
       .execute();
-    expect(claims).toHaveLength(2);
-    for (const claim of claims) {
-      expect(claim.userId).toBeNull();
-      expect(claim.reservedUntil!.getTime()).toBeGreaterThan(Date.now() + 13 * 86_400_000);
-    }
+    expect(claims).toEqual([]);
     const other = await app.token();
     expect(await write()('updateUser', other, { handle: b })).toMatchObject({
-      ok: false,
-      code: 'HANDLE_TAKEN',
+      ok: true,
+      data: { handle: b },
     });
 
-    // The same identity starts as a new, empty user — who cannot take the handle back either.
+    // The same identity starts as a new, empty user, and may take the other one like anyone.
     const again = await reader(app, face)('me', token);
     expect(again).toMatchObject({
       ok: true,
@@ -209,6 +208,10 @@ describe.each(FACES)(`DELETE /api/user over %s on ${testDbKind}`, (face) => {
     expect(await write()('updateUser', token, { handle: b })).toMatchObject({
       ok: false,
       code: 'HANDLE_TAKEN',
+    });
+    expect(await write()('updateUser', token, { handle: a })).toMatchObject({
+      ok: true,
+      data: { handle: a },
     });
     expect(await consistencyProblems(app.db)).toEqual([]);
   });
@@ -224,7 +227,7 @@ describe.each(FACES)(`DELETE /api/user over %s on ${testDbKind}`, (face) => {
     expect(await consistencyProblems(app.db)).toEqual([]);
   });
 
-  it('takes the user off the leaderboard and frees the handle once the reservation lapses', async () => {
+  it('takes the user off the leaderboard', async () => {
     const token = await app.token();
     const handle = newHandle();
     const team = `Deleted FC ${randomUUID().slice(0, 8)}`;
@@ -247,16 +250,157 @@ describe.each(FACES)(`DELETE /api/user over %s on ${testDbKind}`, (face) => {
     expect((await board()).data.entries).toHaveLength(1);
     expect(await rankOf()).toBe(1);
     expect(await consistencyProblems(app.db)).toEqual([]);
+  });
 
-    await app.db
-      .updateTable('handleClaims')
-      .set({ reservedUntil: sql<Date>`now()` })
-      .where('handleKey', '=', handle.toLowerCase())
-      .execute();
-    expect(await write()('updateUser', await app.token(), { handle })).toMatchObject({
-      ok: true,
-      data: { handle },
+  it('cannot be used to lock a handle: claim, delete, repeat leaves every handle free', async () => {
+    const squatter = await app.issuer.sign(uniqueSubject('squatter'));
+    const wanted = [newHandle('w'), newHandle('w'), newHandle('w')];
+    for (const handle of wanted) {
+      expect(await write()('updateUser', squatter, { handle })).toMatchObject({ ok: true });
+      expect(await write()('deleteAccount', squatter)).toMatchObject({ ok: true });
+    }
+    for (const handle of wanted) {
+      expect(await write()('updateUser', await app.token(), { handle })).toMatchObject({
+        ok: true,
+        data: { handle },
+      });
+    }
+  });
+});
+
+/**
+ * Every stored time (any timestamptz column of any table) that falls within
+ * [from, to], or a whole number of days after it (a reservation's end), with
+ * its table and column.
+ */
+async function timesWithin(from: Date, to: Date) {
+  const { rows: columns } = await sql<{ table: string; column: string }>`
+    SELECT table_name AS "table", column_name AS "column" FROM information_schema.columns
+    WHERE table_schema = 'public' AND data_type = 'timestamp with time zone'
+    ORDER BY 1, 2`.execute(app.db);
+  expect(columns.length).toBeGreaterThan(10);
+  const width = (to.getTime() - from.getTime()) / 1000;
+  const found: { table: string; column: string; row: unknown }[] = [];
+  for (const { table, column } of columns) {
+    const { rows } = await sql<{ row: unknown }>`
+      SELECT to_jsonb(t) AS row FROM ${sql.table(table)} t,
+        LATERAL (SELECT extract(epoch FROM ${sql.ref(`t.${column}`)} - ${from}::timestamptz) AS d) x
+      WHERE x.d >= 0 AND x.d <= 400 * 86400 AND mod(x.d, 86400) <= ${width}`.execute(app.db);
+    for (const { row } of rows) found.push({ table, column, row });
+  }
+  return found;
+}
+
+describe(`what a deletion leaves behind on ${testDbKind}`, () => {
+  it('links nothing back to the account: no stored time ties the deletion to the tombstone or the handles', async () => {
+    const token = await app.token();
+    const [a, b] = [newHandle(), newHandle()];
+    await app.request('PATCH', '/api/user', { token, body: { handle: a } });
+    const onboarded = await app.request('POST', '/api/user/profile', {
+      token,
+      body: { handle: b, favoriteTeam: 'Linked FC' },
     });
+    const userId: string = onboarded.body.data.user.id;
+    const clock = async () =>
+      (await sql<{ now: Date }>`SELECT clock_timestamp() AS now`.execute(app.db)).rows[0]!.now;
+    const before = await clock();
+    expect((await app.request('DELETE', '/api/user', { token })).status).toBe(200);
+    const after = await clock();
+
+    // The attack: the announcement's time joined with the tombstone's and the handles'.
+    const { rows: joined } = await sql`
+      SELECT e.payload, t.id AS tombstone, c.handle_key AS handle
+      FROM live_events e
+      LEFT JOIN users t ON t.deleted_at = e.created_at OR t.created_at = e.created_at
+        OR t.updated_at = e.created_at
+      LEFT JOIN handle_claims c ON c.updated_at = e.created_at
+      WHERE e.type = 'account_deleted' AND e.payload ->> 'userId' = ${userId}`.execute(app.db);
+    expect(joined).toEqual([{ payload: { userId }, tombstone: null, handle: null }]);
+
+    // Any time at all: only the announcement itself was stored at the deletion's time.
+    const stored = await timesWithin(before, after);
+    expect(stored.filter(({ table }) => table !== 'live_events')).toEqual([]);
+    expect(stored.map(({ row }) => (row as { type: string }).type)).toEqual(
+      stored.map(() => 'account_deleted'),
+    );
+    // And the old handles are not stored anywhere.
+    const claims = await app.db
+      .selectFrom('handleClaims')
+      .select('handleKey')
+      .where('handleKey', 'in', [a.toLowerCase(), b.toLowerCase()])
+      .execute();
+    expect(claims).toEqual([]);
+  });
+});
+
+describe(`the migration that unlinks existing deletions on ${testDbKind}`, () => {
+  let own: TestDatabase;
+  beforeAll(async () => {
+    own = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await own?.destroy();
+  });
+
+  it('releases handles reserved for nobody, makes tombstones timeless, erases delivered announcements', async () => {
+    const migrator = new Migrator({
+      db: own.db.withoutPlugins(),
+      provider: { getMigrations: async () => migrations },
+    });
+    const previous = '20261124T0900_webhook_log_outlives_events';
+    expect((await migrator.migrateTo(previous)).error).toBeUndefined();
+    const raw = own.db.withoutPlugins() as Kysely<any>;
+    // What a deletion left before: one transaction's clock everywhere.
+    const at = '2026-11-20T10:00:00.123Z';
+    const tombstone = randomUUID();
+    await raw
+      .insertInto('users')
+      .values({
+        id: tombstone,
+        issuer: TOMBSTONE_ISSUER,
+        subject: randomUUID(),
+        created_at: at,
+        updated_at: at,
+        deleted_at: at,
+      })
+      .execute();
+    await raw
+      .insertInto('handle_claims')
+      .values({ handle_key: 'left_behind', user_id: null, reserved_until: '2026-12-04T10:00:00Z' })
+      .execute();
+    const gone = randomUUID();
+    const waiting = randomUUID();
+    await raw
+      .insertInto('live_events')
+      .values([
+        {
+          type: 'account_deleted',
+          payload: JSON.stringify({ userId: gone }),
+          webhook_next_at: null,
+        },
+        { type: 'account_deleted', payload: JSON.stringify({ userId: waiting }) },
+      ])
+      .execute();
+
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    expect(
+      await raw
+        .selectFrom('users')
+        .select(['created_at', 'updated_at', 'deleted_at'])
+        .where('id', '=', tombstone)
+        .execute(),
+    ).toEqual([{ created_at: new Date(0), updated_at: new Date(0), deleted_at: new Date(0) }]);
+    expect(await raw.selectFrom('handle_claims').selectAll().execute()).toEqual([]);
+    const announcements = await raw
+      .selectFrom('live_events')
+      .select(sql<string>`payload ->> 'userId'`.as('userId'))
+      .where('type', '=', 'account_deleted')
+      .execute();
+    expect(announcements).toEqual([{ userId: waiting }]);
+    // A claim always has a holder now.
+    await expect(
+      raw.insertInto('handle_claims').values({ handle_key: 'nobody', user_id: null }).execute(),
+    ).rejects.toThrow(/null/);
   });
 });
 
@@ -291,7 +435,7 @@ describe(`account deletion under concurrency on ${testDbKind}`, () => {
     const first = await app.request('POST', '/api/user/profile', { token, body: { name: 'Gone' } });
     const oldId: string = first.body.data.user.id;
     // Deleted as another instance would: this app's user-id cache still holds the old id.
-    await deleteAccount(app.db, { issuer: app.issuer.issuer, subject }, app.config.handles);
+    await deleteAccount(app.db, { issuer: app.issuer.issuer, subject });
     for (const [method, path, body] of [
       ['GET', '/api/user', undefined],
       ['GET', '/api/user/export', undefined],
@@ -311,7 +455,7 @@ describe(`account deletion under concurrency on ${testDbKind}`, () => {
     expect((await app.request('POST', '/api/user/profile', { token, body: {} })).status).toBe(201);
     // Another instance deletes the account, and the identity comes back there as a new user;
     // this app's cache still holds the old id.
-    await deleteAccount(app.db, { issuer: app.issuer.issuer, subject }, app.config.handles);
+    await deleteAccount(app.db, { issuer: app.issuer.issuer, subject });
     const again = await ensureUser(app.db, app.issuer.issuer, subject);
     expect((await app.request('DELETE', '/api/user', { token })).status).toBe(200);
     expect(await findUser(app.db, again.id)).toBeUndefined();

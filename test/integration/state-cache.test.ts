@@ -179,7 +179,7 @@ describe('a stale cached state (another instance wrote since)', () => {
     const subject = uniqueSubject('gone');
     const userId = (await ensureUser(database.db, ISSUER, subject)).id;
     await onboard(a.deps, userId, { name: 'Leaving' });
-    await deleteAccount(database.db, { issuer: ISSUER, subject }, HANDLES);
+    await deleteAccount(database.db, { issuer: ISSUER, subject });
     let error: unknown;
     const count = await a.statements(async () => {
       error = await updateProfile(a.deps, userId, { location: 'Nowhere' }).catch((e) => e);

@@ -126,6 +126,21 @@ async function pending(userIds: string[]) {
   return (await eventsOf(userIds)).filter((e) => e.webhookNextAt !== null).length;
 }
 
+/** The tables holding a row that names `text` anywhere (any column, as text). */
+async function rowsNaming(text: string): Promise<string[]> {
+  const { rows: tables } = await sql<{ name: string }>`
+    SELECT table_name AS name FROM information_schema.tables
+    WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`.execute(app.db);
+  const found: string[] = [];
+  for (const { name } of tables) {
+    const { rows } = await sql<{ n: string }>`
+      SELECT count(*) AS n FROM ${sql.table(name)} t
+      WHERE strpos(t::text, ${text}) > 0`.execute(app.db);
+    if (Number(rows[0]!.n) > 0) found.push(name);
+  }
+  return found;
+}
+
 describe('webhooks', () => {
   it(
     'a receiver that is down, then failing, then up gets every event, in order per user, with signatures that verify',
@@ -320,6 +335,28 @@ describe('webhooks', () => {
       userId,
       data: { userId },
     });
+  });
+
+  it('once the deletion is delivered, the deleted id is stored nowhere', async () => {
+    const receiver = new Receiver();
+    const port = await receiver.listen();
+    cleanup.push(() => receiver.close());
+    const worker = await webhookApp(`http://127.0.0.1:${port}/hooks`);
+    const token = await worker.token(uniqueSubject('forgotten'));
+    const onboarded = await worker.request('POST', '/api/user/profile', {
+      token,
+      body: { handle: `gone_${Date.now().toString(36)}`, favoriteTeam: 'Hooks FC' },
+    });
+    const userId = onboarded.body.data.user.id as string;
+    expect(await rowsNaming(userId)).not.toEqual([]);
+    expect((await worker.request('DELETE', '/api/user', { token })).status).toBe(200);
+    await expect
+      .poll(() => receiver.acknowledged().some((r) => r.event.type === 'account_deleted'), {
+        timeout: 20_000,
+      })
+      .toBe(true);
+    // The delivery is logged, then the announcement (the last record of the id) is erased.
+    await expect.poll(() => rowsNaming(userId), { timeout: 10_000 }).toEqual([]);
   });
 
   it(
