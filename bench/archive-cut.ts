@@ -2,7 +2,7 @@
  * `npx tsx bench/archive-cut.ts [--users N]`
  *
  * Times the cut of a closed season's final standings (db/queries/season-archives.ts
- * `archiveSeason`, docs/SEASONS.md) on a season board of N entries: seeds N
+ * `cutSeasonArchive`, docs/SEASONS.md) on a season board of N entries: seeds N
  * users with their all-time entries (bench/seed-data.ts, entries only) into
  * a new database on BENCH_ADMIN_URL (default the local PostgreSQL), copies
  * the entries to two season boards, cuts each once, and drops the database.
@@ -13,7 +13,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { createDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { archiveSeason } from '../db/queries/season-archives.js';
+import { cutSeasonArchive } from '../db/queries/season-archives.js';
 import { SEASON_ARCHIVE_TIMEOUT_MS } from '../src/domain/seasons.js';
 import { seedUsers } from './seed-data.js';
 
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     await sql`ANALYZE leaderboard_entries`.execute(db);
     for (const board of ['week:2025-W49', 'week:2025-W50']) {
       const started = performance.now();
-      await archiveSeason(db, board, new Date('2025-12-15T00:00:00Z'), {
+      await cutSeasonArchive(db, board, new Date('2025-12-15T00:00:00Z'), {
         timeoutMs: SEASON_ARCHIVE_TIMEOUT_MS,
       });
       const elapsed = performance.now() - started;

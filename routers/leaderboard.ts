@@ -35,7 +35,8 @@ export const leaderboardRouter = router({
           'calendar month’s (UTC) board: points earned in it; `startsAt` and `nextResetAt` ' +
           'say when it began and when it starts afresh. With `season` (a closed season of ' +
           '`period`), that season’s final standings, frozen when it closed, with today’s handle ' +
-          'and name (null for deleted accounts); 404 while the season has not closed.',
+          'and name (null for deleted accounts); 404 while the season has not closed, and for a ' +
+          'season nobody earned points in.',
         tags: ['leaderboard'],
         errorResponses: LOOKUP_ERRORS,
         protect: true,

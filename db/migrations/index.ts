@@ -12,6 +12,7 @@ import * as m20261123T2145 from './20261123T2145_account_deleted_event.js';
 import * as m20261123T2200 from './20261123T2200_season_archives.js';
 import * as m20261124T0900 from './20261124T0900_webhook_log_outlives_events.js';
 import * as m20261124T0915 from './20261124T0915_deleted_accounts_leave_no_link.js';
+import * as m20261124T0930 from './20261124T0930_empty_season_archives.js';
 
 /**
  * Every migration, by name, in order. An explicit registry rather than a
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '20261123T2200_season_archives': m20261123T2200,
   '20261124T0900_webhook_log_outlives_events': m20261124T0900,
   '20261124T0915_deleted_accounts_leave_no_link': m20261124T0915,
+  '20261124T0930_empty_season_archives': m20261124T0930,
 };

@@ -1,24 +1,67 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 
+/** Arbitrary, fixed: the class of the advisory locks that keep one cut of a season at a time. */
+const CUT_LOCK_CLASS = 7_412_002;
+
+/** Whether the season's final standings have been cut. */
+export async function hasArchive(db: Kysely<Database>, board: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('seasonArchives')
+    .select('board')
+    .where('board', '=', board)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Whether anyone has an entry on the board (earned points in that season). */
+export async function hasEntries(db: Kysely<Database>, board: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('leaderboardEntries')
+    .select('userId')
+    .where('board', '=', board)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
- * Closed seasons' final standings (docs/SEASONS.md, Archives). The archive of
- * a board is cut once: the `season_archives` insert is ON CONFLICT DO NOTHING,
- * and only the transaction that inserted it copies the entries, so concurrent
- * first reads (on any instance) wait on the primary key and then copy nothing.
+ * What a cut did: `archived` (now, or by someone before), `empty` (nobody
+ * has an entry: no archive, a season without standings is none), or `busy`
+ * (another transaction, on any instance, is cutting it right now).
+ */
+export type CutOutcome = 'archived' | 'empty' | 'busy';
+
+/**
+ * Cuts a closed season's final standings unless that is done (docs/SEASONS.md,
+ * Archives): one transaction inserts the `season_archives` row and copies
+ * the board's entries with their ranks into `season_standings`. It never
+ * waits for another cut: the transaction first takes a transaction-level
+ * advisory lock on the season without waiting (safe behind a transaction
+ * pooler), and answers `busy` at once, releasing its connection, when
+ * another transaction holds it. The insert stays ON CONFLICT DO NOTHING,
+ * copying only when it inserted, so a cut that took no lock (an older
+ * version during a rolling deploy) still leaves one archive.
  *
- * The copy reads the whole board, so the transaction runs under its own
+ * The copy reads the whole board, so it runs under its own
  * `statement_timeout` (`timeoutMs`, SEASON_ARCHIVE_TIMEOUT_MS), not the
  * request's: under that one a big board's cut would time out, roll back and
  * be tried again by every read, never finishing.
  */
-export async function archiveSeason(
+export async function cutSeasonArchive(
   db: Kysely<Database>,
   board: string,
   closedAt: Date,
   options: { timeoutMs: number },
-): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+): Promise<CutOutcome> {
+  return db.transaction().execute(async (trx) => {
+    const { rows } = await sql<{ locked: boolean }>`
+      SELECT pg_try_advisory_xact_lock(${CUT_LOCK_CLASS}, hashtext(${board})) AS locked`.execute(
+      trx,
+    );
+    if (!rows[0]?.locked) return 'busy';
+    if (await hasArchive(trx, board)) return 'archived';
+    if (!(await hasEntries(trx, board))) return 'empty';
     // SET LOCAL, as a function so the value is a parameter: it ends with the transaction.
     await sql`SELECT set_config('statement_timeout', ${String(options.timeoutMs)}, true)`.execute(
       trx,
@@ -29,7 +72,7 @@ export async function archiveSeason(
       .onConflict((oc) => oc.column('board').doNothing())
       .returning('board')
       .executeTakeFirst();
-    if (!inserted) return;
+    if (!inserted) return 'archived';
     await trx
       .insertInto('seasonStandings')
       .columns(['board', 'rank', 'userId', 'points'])
@@ -47,6 +90,7 @@ export async function archiveSeason(
           .where('e.board', '=', board),
       )
       .execute();
+    return 'archived';
   });
 }
 

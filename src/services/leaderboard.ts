@@ -6,7 +6,9 @@ import {
   type PositionedEntry,
 } from '../../db/queries/leaderboard.js';
 import {
-  archiveSeason,
+  cutSeasonArchive,
+  hasArchive,
+  hasEntries,
   seasonBoardsBefore,
   standingsPage,
   type StandingRow,
@@ -175,7 +177,7 @@ async function getArchivedSeason(
   }
   const cursorBoard = leaderboardCursorBoard(season.board, { archive: true });
   checkCursorBoard(query.after, cursorBoard);
-  await archiveSeason(db, season.board, season.endsAt, { timeoutMs });
+  await ensureArchive(db, season, timeoutMs);
   const rows = await standingsPage(db, {
     board: season.board,
     afterRank: query.after?.rank ?? 0,
@@ -192,6 +194,46 @@ async function getArchivedSeason(
 }
 
 const NO_USER = '00000000-0000-0000-0000-000000000000';
+
+/** A first read looks again at a cut running elsewhere after 50 ms, doubling up to 1 s. */
+const CUT_POLL_MS = { first: 50, max: 1_000 };
+
+/**
+ * Makes sure a closed season's final standings exist, cutting them if no one
+ * has (db/queries/season-archives.ts). A season nobody earned points in has
+ * none: 404, and nothing is stored. While another read, here or on another
+ * instance, is cutting them, this one waits without holding a pool
+ * connection: it sleeps and looks again, and takes the cut over if that one
+ * failed. It waits at most `timeoutMs` (the cut's own limit), then answers
+ * 503 with Retry-After.
+ */
+async function ensureArchive(db: Kysely<Database>, season: Season, timeoutMs: number) {
+  if (await hasArchive(db, season.board)) return;
+  if (!(await hasEntries(db, season.board))) throw noStandings(season);
+  const deadline = Date.now() + timeoutMs;
+  for (let wait = CUT_POLL_MS.first; ; wait = Math.min(wait * 2, CUT_POLL_MS.max)) {
+    const outcome = await cutSeasonArchive(db, season.board, season.endsAt, { timeoutMs });
+    if (outcome === 'archived') return;
+    if (outcome === 'empty') throw noStandings(season);
+    if (Date.now() + wait > deadline) {
+      throw new AppError(
+        'UNAVAILABLE',
+        `The final standings of the ${season.period} ${season.id} are still being cut; ` +
+          'retry shortly',
+        { retryAfterSeconds: 5 },
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+function noStandings(season: Season): AppError {
+  return new AppError(
+    'NOT_FOUND',
+    `No standings for the ${season.period} ${season.id}: nobody earned points in the ` +
+      `${season.period} (or it was before the service existed)`,
+  );
+}
 
 const validation = (path: string, message: string) => validationError([{ path, message }]);
 

@@ -1,10 +1,12 @@
+import { Migrator, sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../db/database.js';
+import { migrations } from '../../db/migrations/index.js';
 import { loadConfig } from '../../src/config.js';
 import { seasonAt } from '../../src/domain/seasons.js';
 import { FACES, reader } from '../helpers/reads.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { startTestApp, type ApiResponse, type TestApp } from '../helpers/test-app.js';
 import { createTestDatabase, testDbKind, type TestDatabase, openPool } from '../helpers/test-db.js';
 
 /**
@@ -173,6 +175,41 @@ describe.each(FACES)(`season archives over %s on ${testDbKind}`, (face) => {
     expect(standings.map((row) => row.rank).sort()).toEqual([1, 2, 3, 4]);
   });
 
+  it('answer 404 for a season nobody earned points in, store nothing, list nothing', async () => {
+    const token = await app.token();
+    now = new Date(`${year}-11-11T12:00:00.000Z`);
+    // Before the service existed, and a closed week and month of its life without entries.
+    const quietWeek = seasonAt('week', new Date(`${year}-11-03T12:00:00.000Z`)).id;
+    const seasons = [
+      { period: 'week', season: '1970-W01' },
+      { period: 'week', season: '1000-W01' },
+      { period: 'month', season: '1970-01' },
+      { period: 'week', season: quietWeek },
+      { period: 'month', season: `${year}-10` },
+    ] as const;
+    for (const input of seasons) {
+      const result = await read()('leaderboard', token, input);
+      expect(result, input.season).toMatchObject({ ok: false, status: 404, code: 'NOT_FOUND' });
+      expect(!result.ok && result.message).toContain(`nobody earned points in the ${input.period}`);
+    }
+    const stored = await database.db
+      .selectFrom('seasonArchives')
+      .select('board')
+      .where(
+        'board',
+        'in',
+        seasons.map((s) => `${s.period}:${s.season}`),
+      )
+      .execute();
+    expect(stored).toEqual([]);
+    for (const period of ['week', 'month'] as const) {
+      const listed = await read()('leaderboardSeasons', token, { period, limit: 100 });
+      expect(listed.ok).toBe(true);
+      const ids = listed.ok ? listed.data.entries.map((e: { season: string }) => e.season) : [];
+      for (const input of seasons) expect(ids).not.toContain(input.season);
+    }
+  });
+
   it('refuse a season that is not one, or not of a season period', async () => {
     const token = await app.token();
     for (const [input, path] of [
@@ -192,6 +229,44 @@ describe.each(FACES)(`season archives over %s on ${testDbKind}`, (face) => {
     expect(badPeriod).toMatchObject({ ok: false, status: 400, code: 'VALIDATION_FAILED' });
     const badCursor = await read()('leaderboardSeasons', token, { period: 'week', cursor: 'x' });
     expect(badCursor).toMatchObject({ ok: false, status: 400, code: 'VALIDATION_FAILED' });
+  });
+});
+
+describe(`the migration that drops empty archives on ${testDbKind}`, () => {
+  let own: TestDatabase;
+  beforeAll(async () => {
+    own = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await own?.destroy();
+  });
+
+  it('removes archives without standings and keeps the others, deleted accounts’ standings included', async () => {
+    const migrator = new Migrator({
+      db: own.db.withoutPlugins(),
+      provider: { getMigrations: async () => migrations },
+    });
+    expect(
+      (await migrator.migrateTo('20261124T0915_deleted_accounts_leave_no_link')).error,
+    ).toBeUndefined();
+    const raw = own.db.withoutPlugins() as Kysely<any>;
+    await raw
+      .insertInto('season_archives')
+      .values(
+        ['week:1970-W01', 'month:1970-01', 'week:2026-W40'].map((board) => ({
+          board,
+          closed_at: '2026-10-05T00:00:00Z',
+        })),
+      )
+      .execute();
+    await raw
+      .insertInto('season_standings')
+      .values({ board: 'week:2026-W40', rank: 1, user_id: null, points: 100 })
+      .execute();
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    expect(await raw.selectFrom('season_archives').select('board').execute()).toEqual([
+      { board: 'week:2026-W40' },
+    ]);
   });
 });
 
@@ -286,6 +361,100 @@ describe.skipIf(testDbKind !== 'postgres')(
         expect(await archives(week.board)).toBe(1);
       } finally {
         await blocker.release();
+      }
+    });
+  },
+);
+
+describe.skipIf(testDbKind !== 'postgres')(
+  `first reads waiting for a cut${testDbKind !== 'postgres' ? ' (skipped: PGlite is one connection, there is no pool to starve)' : ''}`,
+  () => {
+    // Two instances, each with a pool of 2 connections. The cut is held up by a lock
+    // its copy needs, so every first read is still waiting when the other calls come.
+    let own: TestDatabase;
+    const pools: DatabaseHandle[] = [];
+    const apps: TestApp[] = [];
+    let clock = new Date('2044-02-10T12:00:00.000Z');
+
+    beforeAll(async () => {
+      own = await createTestDatabase();
+      for (let i = 0; i < 2; i += 1) {
+        const pool = await openPool(own, { poolMax: 2 });
+        pools.push(pool);
+        apps.push(
+          await startTestApp({
+            database: { ...own, ...pool },
+            issuer: apps[0]?.issuer,
+            clock: () => clock,
+          }),
+        );
+      }
+    });
+    afterAll(async () => {
+      for (const started of apps.reverse()) await started.close();
+      for (const pool of pools) await pool.close();
+      await own?.destroy();
+    });
+
+    it('hold no pool connection: other calls on both instances answer meanwhile, then one archive serves all', async () => {
+      const [a, b] = apps as [TestApp, TestApp];
+      const week = seasonAt('week', clock);
+      const tokens = [await a.token(), await a.token(), await a.token()];
+      for (const token of tokens) {
+        expect((await a.request('POST', '/api/user/profile', { token, body: {} })).status).toBe(
+          201,
+        );
+      }
+      clock = week.endsAt;
+
+      const blocker = new pg.Client({ connectionString: own.databaseUrl });
+      await blocker.connect();
+      let firstReads: Promise<ApiResponse>[] = [];
+      try {
+        await blocker.query('BEGIN');
+        await blocker.query('LOCK TABLE season_standings IN SHARE MODE');
+        const path = `/api/leaderboard?period=week&season=${week.id}`;
+        firstReads = [a, b].flatMap((app) =>
+          Array.from({ length: 8 }, (_, i) =>
+            app.request('GET', path, { token: tokens[i % tokens.length] }),
+          ),
+        );
+        // The cut is under way: its copy waits for the blocker's lock.
+        // (Read outside the blocker's transaction, which would keep one snapshot of the view.)
+        const waiting = async () =>
+          (
+            await sql<{ n: number }>`
+              select count(*)::int as n from pg_stat_activity
+              where datname = current_database() and wait_event_type = 'Lock'
+                and query ilike '%season_standings%'`.execute(own.db)
+          ).rows[0]!.n;
+        await expect.poll(waiting, { timeout: 20_000, interval: 100 }).toBeGreaterThan(0);
+        // Other calls on both instances go through while the first reads wait.
+        for (const app of [a, b]) {
+          for (const token of tokens) {
+            const me = await app.request('GET', '/api/user', { token });
+            expect(me.status, me.text).toBe(200);
+          }
+        }
+        await blocker.query('ROLLBACK');
+        const answers = await Promise.all(firstReads);
+        for (const answer of answers) {
+          expect(answer.status, answer.text).toBe(200);
+          expect(answer.body.data.entries).toEqual(answers[0]!.body.data.entries);
+        }
+        expect(answers[0]!.body.data.entries.map((e: { rank: number }) => e.rank)).toEqual([
+          1, 2, 3,
+        ]);
+        const archived = await own.db
+          .selectFrom('seasonStandings')
+          .select('rank')
+          .where('board', '=', week.board)
+          .execute();
+        expect(archived).toHaveLength(3);
+      } finally {
+        await blocker.query('ROLLBACK').catch(() => undefined);
+        await Promise.allSettled(firstReads);
+        await blocker.end();
       }
     });
   },
