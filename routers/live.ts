@@ -1,7 +1,8 @@
 import { tracked } from '@trpc/server';
 import type { z } from 'zod';
 import { toLiveEventMessage } from '../src/live/messages.js';
-import { boardEvents, userEvents, type UserStreamItem } from '../src/live/streams.js';
+import type { RankedEntry } from '../db/queries/leaderboard.js';
+import { openBoardEvents, openUserEvents, type UserStreamItem } from '../src/live/streams.js';
 import { protectedProcedure, router } from '../src/trpc/init.js';
 import { toLeaderboardEntry } from './dto.js';
 import {
@@ -31,50 +32,66 @@ function toMessage(item: UserStreamItem, userId: string): LiveEventMessage {
   };
 }
 
+async function* messages(items: AsyncIterable<UserStreamItem>, userId: string) {
+  for await (const item of items) {
+    const message = toMessage(item, userId);
+    yield tracked(message.id, message);
+  }
+}
+
+async function* updates(entries: AsyncIterable<RankedEntry[]>, team: string | undefined) {
+  for await (const top of entries) {
+    yield {
+      board: team === undefined ? ('global' as const) : ('team' as const),
+      team: team ?? null,
+      timestamp: new Date().toISOString(),
+      entries: top.map(toLeaderboardEntry),
+    };
+  }
+}
+
 /**
  * Live subscriptions over Server-Sent Events (tRPC only: GET /trpc/myEvents,
- * GET /trpc/leaderboardEvents). Authenticated like every procedure, by the
- * Authorization header or, for a browser's EventSource, the `token`
- * connection parameter.
+ * GET /trpc/leaderboardEvents, served by src/http/sse.ts). Authenticated like
+ * every procedure, by the Authorization header or, for a browser's
+ * EventSource, the `token` connection parameter. Each resolver opens its
+ * stream (limits, token expiry, the user's existence) before it returns, so
+ * a refusal is the procedure's error; the iterable it returns holds only
+ * what the stream needs, not the request's context.
  */
 export const liveRouter = router({
   myEvents: protectedProcedure
     .input(MyEventsInput)
     .output(zTrackedIterable(LiveEventSchema))
-    .subscription(async function* ({ ctx, input, signal }) {
-      const items = userEvents(ctx.deps.live.hub, ctx.deps.db, {
-        userId: ctx.userId,
-        lastEventId: input?.lastEventId,
-        expiresAtMs: ctx.principal.expiresAt * 1000,
-        onDropped: ctx.closeConnection,
-        signal,
-      });
-      for await (const item of items) {
-        const message = toMessage(item, ctx.userId);
-        yield tracked(message.id, message);
-      }
-    }),
+    .subscription(async ({ ctx, input, signal }) =>
+      messages(
+        await openUserEvents(ctx.deps.live.hub, ctx.deps.db, {
+          userId: ctx.userId,
+          ip: ctx.ip,
+          lastEventId: input?.lastEventId,
+          expiresAtMs: ctx.principal.expiresAt * 1000,
+          onDropped: ctx.closeConnection,
+          signal,
+        }),
+        ctx.userId,
+      ),
+    ),
 
   leaderboardEvents: protectedProcedure
     .input(LeaderboardEventsInput)
     .output(zIterable(LeaderboardUpdateSchema))
-    .subscription(async function* ({ ctx, input, signal }) {
-      const team = input?.team;
-      const updates = boardEvents(ctx.deps.live.hub, ctx.deps.live.boards, {
-        userId: ctx.userId,
-        team,
-        top: input?.top ?? 10,
-        expiresAtMs: ctx.principal.expiresAt * 1000,
-        onDropped: ctx.closeConnection,
-        signal,
-      });
-      for await (const entries of updates) {
-        yield {
-          board: team === undefined ? ('global' as const) : ('team' as const),
-          team: team ?? null,
-          timestamp: new Date().toISOString(),
-          entries: entries.map(toLeaderboardEntry),
-        };
-      }
-    }),
+    .subscription(async ({ ctx, input, signal }) =>
+      updates(
+        await openBoardEvents(ctx.deps.live.hub, ctx.deps.live.boards, {
+          userId: ctx.userId,
+          ip: ctx.ip,
+          team: input?.team,
+          top: input?.top ?? 10,
+          expiresAtMs: ctx.principal.expiresAt * 1000,
+          onDropped: ctx.closeConnection,
+          signal,
+        }),
+        input?.team,
+      ),
+    ),
 });

@@ -21,7 +21,7 @@ import { restHandler } from './http/rest-face.js';
 import { corsPolicy, securityHeaders } from './http/security.js';
 import { errorHandler, sendError } from './http/send-error.js';
 import { trpcBatchLimit } from './http/trpc-batch.js';
-import { trpcHandler } from './http/trpc-face.js';
+import { trpcHandler, trpcSubscriptions } from './http/trpc-face.js';
 import { AppError } from './app-error.js';
 import type { Live } from './live/service.js';
 import type { Logger } from './logger.js';
@@ -70,6 +70,9 @@ export function createApp({
       redis: rateLimitStore,
       keyPrefix: config.rateLimit.redisKeyPrefix,
     });
+  const userIds = createUserIdResolver();
+  live.hub.onAccountDeleted((userId) => userIds.forgetUser(userId));
+  live.hub.onNotificationsLost(() => userIds.clear());
   const deps: AppDeps = {
     config,
     db: database.db,
@@ -78,7 +81,7 @@ export function createApp({
     logger,
     userRateLimiter: limiter('user:', config.rateLimit.perUser),
     serviceRateLimiter: limiter('service:', config.rateLimit.perService),
-    userIds: createUserIdResolver(),
+    userIds,
     userStates: new UserStateCache(config.userStateCacheSize),
     clock,
     live: { hub: live.hub, boards: live.boards },
@@ -116,7 +119,14 @@ export function createApp({
   app.use(methodGuard(methods));
   const ipLimit = ipRateLimit(limiter('ip:', config.rateLimit.perIp));
   // Batch size first: an oversized batch is refused before it is counted, read or verified.
-  app.use(TRPC_MOUNT, trpcBatchLimit(), ipLimit, trpcBodyGuard(), trpcHandler(deps, router));
+  app.use(
+    TRPC_MOUNT,
+    trpcBatchLimit(),
+    ipLimit,
+    trpcBodyGuard(),
+    trpcSubscriptions(deps, router),
+    trpcHandler(deps, router),
+  );
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.
   app.use(ipLimit, jsonBody(), restHandler(deps, router));
   app.use(errorHandler);

@@ -72,8 +72,11 @@ export interface Config {
 export interface LiveConfig {
   /** Where the instance's one LISTEN connection goes (PostgreSQL only); default DATABASE_URL. */
   readonly listenUrl: string | undefined;
-  readonly maxStreams: number;
+  /** Open streams per instance; undefined: as many as the heap holds (src/live/capacity.ts). */
+  readonly maxStreams: number | undefined;
   readonly maxStreamsPerUser: number;
+  /** Open streams per client address per instance; 0: no limit. */
+  readonly maxStreamsPerIp: number;
   /** Events a stream may fall behind before it is dropped. */
   readonly streamQueue: number;
   readonly retentionDays: number;
@@ -101,6 +104,8 @@ const emptyToUndefined = (value: unknown) =>
 const optionalString = z.preprocess(emptyToUndefined, z.string().trim().optional());
 const int = (fallback: number, min: number, max: number) =>
   z.preprocess(emptyToUndefined, z.coerce.number().int().min(min).max(max).default(fallback));
+const optionalInt = (min: number, max: number) =>
+  z.preprocess(emptyToUndefined, z.coerce.number().int().min(min).max(max).optional());
 
 const httpUrl = z.preprocess(
   emptyToUndefined,
@@ -172,8 +177,9 @@ const envSchema = z.object({
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection string')
       .optional(),
   ),
-  LIVE_MAX_STREAMS: int(5000, 1, 1_000_000),
+  LIVE_MAX_STREAMS: optionalInt(1, 1_000_000),
   LIVE_MAX_STREAMS_PER_USER: int(5, 1, 1000),
+  LIVE_MAX_STREAMS_PER_IP: int(100, 0, 1_000_000),
   LIVE_STREAM_QUEUE: int(500, 1, 100_000),
   LIVE_RETENTION_DAYS: int(7, 1, 365),
   LIVE_RETENTION_PER_USER: int(1000, 1, 1_000_000),
@@ -398,6 +404,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       listenUrl: e.DATABASE_LISTEN_URL,
       maxStreams: e.LIVE_MAX_STREAMS,
       maxStreamsPerUser: e.LIVE_MAX_STREAMS_PER_USER,
+      maxStreamsPerIp: e.LIVE_MAX_STREAMS_PER_IP,
       streamQueue: e.LIVE_STREAM_QUEUE,
       retentionDays: e.LIVE_RETENTION_DAYS,
       retentionPerUser: e.LIVE_RETENTION_PER_USER,

@@ -26,13 +26,17 @@ export interface OutboxEvent {
   createdAt: Date;
 }
 
-/** What a notification on LIVE_CHANNEL carries (JSON). */
+/**
+ * What a notification on LIVE_CHANNEL carries (JSON): a write's events (or
+ * their id range), or the id of an account that was deleted.
+ */
 export type OutboxNotification =
   | {
       u: string;
       e: { id: string; type: string; payload: unknown; at: string }[];
     }
-  | { u: string; from: string; to: string };
+  | { u: string; from: string; to: string }
+  | { deleted: string };
 
 /**
  * The NOTIFY of one write's events: a SELECT over `source`, a CTE (or table)
@@ -134,6 +138,30 @@ export async function hasEvent(db: Kysely<Database>, userId: string, id: string)
     .where('id', '=', id)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * The user's newest event id (`'0'` when none is retained), or undefined when
+ * the user does not exist (the account was deleted): one statement.
+ */
+export async function newestEventOf(
+  db: Kysely<Database>,
+  userId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('users as u')
+    .select((eb) =>
+      eb
+        .selectFrom('liveEvents as e')
+        .select('e.id')
+        .whereRef('e.userId', '=', 'u.id')
+        .orderBy('e.id', 'desc')
+        .limit(1)
+        .as('newest'),
+    )
+    .where('u.id', '=', userId)
+    .executeTakeFirst();
+  return row && (row.newest ?? '0');
 }
 
 /** Arbitrary, fixed: the transaction-level advisory lock that keeps pruning to one instance at a time. */
@@ -343,4 +371,15 @@ export async function recordAccountDeleted(trx: Kysely<Database>, userId: string
       webhookNextAt: sql<Date>`greatest(now(), ${inFlight?.until ?? null}::timestamptz)`,
     })
     .execute();
+}
+
+/**
+ * Tells every instance, on commit, that the account is gone: its open
+ * streams end, and caches of its id (src/auth/user-ids.ts) forget it. Run it
+ * in the deleting transaction, so nothing is announced for a deletion that
+ * rolled back.
+ */
+export async function notifyAccountDeleted(trx: Kysely<Database>, userId: string): Promise<void> {
+  const message: OutboxNotification = { deleted: userId };
+  await sql`SELECT pg_notify(${LIVE_CHANNEL}, ${JSON.stringify(message)})`.execute(trx);
 }

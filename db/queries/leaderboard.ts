@@ -197,3 +197,55 @@ export async function findUserBoards(db: Kysely<Database>, userId: string): Prom
     .execute();
   return rows.map((row) => row.board);
 }
+
+/**
+ * The current team keys of users on the all-time board (users without an
+ * entry, or without a team, are left out): which team boards their writes
+ * may have moved.
+ */
+export async function teamKeysOf(db: Kysely<Database>, userIds: string[]): Promise<string[]> {
+  if (userIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('leaderboardEntries')
+    .select('teamKey')
+    .distinct()
+    .where('board', '=', ALL_TIME_BOARD)
+    .where(sql<SqlBool>`user_id = any(${userIds}::uuid[])`)
+    .where('teamKey', 'is not', null)
+    .execute();
+  return rows.map((row) => row.teamKey!);
+}
+
+/**
+ * The tops of many team boards of the all-time board in one statement: for
+ * each team key, its first `limit` fans in rank order, ranked from 1. Each
+ * board is an index range of its own (leaderboard_entries_team_rank_idx), so
+ * the statement costs what that many leaderboardPage calls would, in one
+ * round trip and one transaction.
+ */
+export async function teamBoardTops(
+  db: Kysely<Database>,
+  boards: { teamKey: string; limit: number }[],
+): Promise<Map<string, RankedEntry[]>> {
+  const tops = new Map<string, RankedEntry[]>(boards.map((b) => [b.teamKey, []]));
+  if (boards.length === 0) return tops;
+  const { rows } = await sql<RankedEntry & { teamKey: string }>`
+    SELECT k.team_key AS "teamKey", t.user_id AS "userId", t.handle, t.name,
+           t.profile_url AS "profileUrl", t.points
+    FROM unnest(${boards.map((b) => b.teamKey)}::text[], ${boards.map((b) => b.limit)}::int[])
+      AS k(team_key, lim)
+    CROSS JOIN LATERAL (
+      SELECT e.user_id, p.handle, p.name, p.profile_url, e.points, e.reached_seq
+      FROM leaderboard_entries e
+      LEFT JOIN profiles p ON p.user_id = e.user_id
+      WHERE e.board = ${ALL_TIME_BOARD} AND e.team_key = k.team_key
+      ORDER BY -e.points, e.reached_seq, e.user_id
+      LIMIT k.lim
+    ) t
+    ORDER BY k.team_key, -t.points, t.reached_seq, t.user_id`.execute(db);
+  for (const { teamKey, ...entry } of rows) {
+    const top = tops.get(teamKey)!;
+    top.push({ ...entry, rank: top.length + 1 });
+  }
+  return tops;
+}

@@ -8,10 +8,12 @@ import { principalKey, type FanPrincipal } from './principal.js';
 export const USER_ID_CACHE_MAX_ENTRIES = 10_000;
 /**
  * How long a pair is reused. A user's id never changes while the account
- * lives. When it is deleted (DELETE /api/user, on any instance), a cached id
- * names no user: the operation fails with UserGoneError and
- * protectedProcedure forgets the pair and resolves the identity again, so a
- * stale entry never outlives the first request that meets it.
+ * lives. When it is deleted (DELETE /api/user, on any instance), every
+ * instance is told and forgets the id (forgetUser, wired in src/app.ts).
+ * Until the news arrives, a cached id names no user: the operation fails
+ * with UserGoneError and protectedProcedure forgets the pair and resolves the
+ * identity again, so a stale entry never outlives the first request that
+ * meets it.
  */
 export const USER_ID_CACHE_TTL_MS = 10 * 60_000;
 
@@ -20,6 +22,10 @@ export interface UserIdResolver {
   resolve(db: Kysely<Database>, principal: FanPrincipal): Promise<string>;
   /** Drops the cached id of a principal (its account was deleted). */
   forget(principal: FanPrincipal): void;
+  /** Drops every pair naming `userId` (its account was deleted, maybe on another instance). */
+  forgetUser(userId: string): void;
+  /** Drops every pair (deletions may have gone unannounced). */
+  clear(): void;
 }
 
 /**
@@ -48,6 +54,17 @@ export function createUserIdResolver(
     },
     forget(principal) {
       cache.delete(principalKey(principal));
+    },
+    forgetUser(userId) {
+      // Deletions are rare; a scan of at most maxEntries pairs keeps the cache one map.
+      const keys: string[] = [];
+      cache.forEach((id, key) => {
+        if (id === userId) keys.push(key);
+      });
+      for (const key of keys) cache.delete(key);
+    },
+    clear() {
+      cache.clear();
     },
   };
 }

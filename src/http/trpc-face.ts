@@ -4,10 +4,11 @@ import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import { contextFactory, type AppDeps } from '../trpc/context.js';
 import { errorHeaders, logInternalError, toAppError } from '../error-mapping.js';
 import { BODY_LIMIT_BYTES } from './body.js';
+import { subscriptionStreams } from './sse.js';
 
 /**
  * The tRPC face at /trpc: same procedures, the standard tRPC wire format
- * through tRPC's Express adapter. An error carries the headers the envelope's
+ * through tRPC's Express adapter (subscriptions: trpcSubscriptions, below). An error carries the headers the envelope's
  * would (Retry-After, WWW-Authenticate, Allow) beside tRPC's own shape.
  */
 export function trpcHandler(deps: AppDeps, router: AnyTRPCRouter): RequestHandler {
@@ -20,5 +21,15 @@ export function trpcHandler(deps: AppDeps, router: AnyTRPCRouter): RequestHandle
       const error = errors[0];
       return error ? { headers: errorHeaders(toAppError(error)) } : {};
     },
+  });
+}
+
+/**
+ * The subscriptions of this face, streamed by sse.ts (an open stream held by
+ * the adapter costs three times the heap); the adapter serves everything else.
+ */
+export function trpcSubscriptions(deps: AppDeps, router: AnyTRPCRouter): RequestHandler {
+  return subscriptionStreams(deps, router, {
+    onError: (error, req) => logInternalError(req.log, toAppError(error)),
   });
 }

@@ -15,6 +15,8 @@ export interface HubLimits {
   maxStreams: number;
   /** Open streams per user per instance (LIVE_MAX_STREAMS_PER_USER). */
   maxStreamsPerUser: number;
+  /** Open streams per client address per instance (LIVE_MAX_STREAMS_PER_IP); 0: no limit. */
+  maxStreamsPerIp: number;
   /** Events waiting for one slow stream before it is dropped (LIVE_STREAM_QUEUE). */
   maxQueue: number;
 }
@@ -160,12 +162,16 @@ export class StreamInbox {
  * every committed write's notification (LISTEN/NOTIFY on PostgreSQL, the
  * embedded session's own on PGlite) and hands each event to the open streams
  * of its user. The outbox is the source for replay; the hub only carries what
- * commits from now on.
+ * commits from now on. It also counts the open streams against the limits
+ * (docs/LIVE.md, Capacity), and ends the streams of an account deleted on
+ * any instance.
  */
 export class LiveHub {
   readonly #byUser = new Map<string, Set<StreamInbox>>();
-  readonly #boards = new Set<StreamInbox>();
+  readonly #byIp = new Map<string, number>();
   readonly #eventListeners = new Set<(userId: string, events: OutboxEvent[]) => void>();
+  readonly #deletionListeners = new Set<(userId: string) => void>();
+  readonly #lostListeners = new Set<() => void>();
   #open = 0;
   #unlisten: Unlisten | undefined;
   #closed = false;
@@ -187,7 +193,8 @@ export class LiveHub {
       onReconnect: () => {
         this.logger.warn('live: listening connection restored; open streams catch up');
         // Notifications sent meanwhile are lost: every open stream ends with a
-        // retryable error and its client resumes from its last event id.
+        // retryable error and its client resumes from its last event id, and
+        // whoever keeps state derived from them starts over.
         this.#endAll(
           new AppError(
             'UNAVAILABLE',
@@ -197,6 +204,7 @@ export class LiveHub {
             },
           ),
         );
+        for (const listener of this.#lostListeners) listener();
       },
       onError: (err) => this.logger.warn({ err }, 'live: listening connection lost'),
     });
@@ -207,30 +215,50 @@ export class LiveHub {
     return this.#open;
   }
 
+  /** The limits streams are counted against. */
+  get streamLimits(): Readonly<HubLimits> {
+    return this.limits;
+  }
+
   /**
-   * Registers a stream of `userId` (kind `user`: their events; `board`: poked
-   * on every event). Throws RATE_LIMITED over the per-user limit and
-   * UNAVAILABLE over the instance's limit or while shutting down (a client
-   * retries those elsewhere).
+   * Registers a stream of `userId` from `ip` (kind `user`: their events;
+   * `board`: woken by the board it watches). Throws UNAVAILABLE over the
+   * instance's limit or while shutting down (a client retries those
+   * elsewhere), RATE_LIMITED over the per-user or per-IP limit (a client
+   * stops: it holds its share already).
    */
-  open(userId: string, kind: 'user' | 'board', onDropped: () => void): StreamInbox {
+  open(
+    userId: string,
+    kind: 'user' | 'board',
+    ip: string | undefined,
+    onDropped: () => void,
+  ): StreamInbox {
     if (this.#closed) {
       throw new AppError('UNAVAILABLE', 'The server is shutting down; reconnect', {
         retryAfterSeconds: 1,
       });
     }
-    if (this.#open >= this.limits.maxStreams) {
+    const { maxStreams, maxStreamsPerUser, maxStreamsPerIp } = this.limits;
+    if (this.#open >= maxStreams) {
       throw new AppError(
         'UNAVAILABLE',
-        `This instance holds its limit of ${this.limits.maxStreams} streams; retry shortly`,
+        `This instance holds its limit of ${maxStreams} streams; retry shortly`,
         { retryAfterSeconds: 5 },
       );
     }
     const mine = this.#byUser.get(userId) ?? new Set<StreamInbox>();
-    if (mine.size >= this.limits.maxStreamsPerUser) {
+    if (mine.size >= maxStreamsPerUser) {
       throw new AppError(
         'RATE_LIMITED',
-        `At most ${this.limits.maxStreamsPerUser} open streams per user; close one first`,
+        `At most ${maxStreamsPerUser} open streams per user; close one first`,
+        { retryAfterSeconds: 5 },
+      );
+    }
+    const ipKey = maxStreamsPerIp > 0 ? ip : undefined;
+    if (ipKey !== undefined && (this.#byIp.get(ipKey) ?? 0) >= maxStreamsPerIp) {
+      throw new AppError(
+        'RATE_LIMITED',
+        `At most ${maxStreamsPerIp} open streams per client address; close one first`,
         { retryAfterSeconds: 5 },
       );
     }
@@ -246,7 +274,11 @@ export class LiveHub {
         const set = this.#byUser.get(userId);
         set?.delete(closing);
         if (set?.size === 0) this.#byUser.delete(userId);
-        this.#boards.delete(closing);
+        if (ipKey !== undefined) {
+          const left = (this.#byIp.get(ipKey) ?? 1) - 1;
+          if (left === 0) this.#byIp.delete(ipKey);
+          else this.#byIp.set(ipKey, left);
+        }
       },
       () => {
         this.logger.warn({ userId, queued: this.limits.maxQueue }, 'live: slow stream dropped');
@@ -255,15 +287,30 @@ export class LiveHub {
     );
     mine.add(inbox);
     this.#byUser.set(userId, mine);
-    if (kind === 'board') this.#boards.add(inbox);
+    if (ipKey !== undefined) this.#byIp.set(ipKey, (this.#byIp.get(ipKey) ?? 0) + 1);
     this.#open += 1;
     return inbox;
   }
 
-  /** Told about every committed event (the webhook worker's wake-up). */
+  /** Told about every committed event (the webhook worker's and the boards' wake-up). */
   onEvents(listener: (userId: string, events: OutboxEvent[]) => void): () => void {
     this.#eventListeners.add(listener);
     return () => this.#eventListeners.delete(listener);
+  }
+
+  /** Told about every account deleted, on any instance, once it committed. */
+  onAccountDeleted(listener: (userId: string) => void): () => void {
+    this.#deletionListeners.add(listener);
+    return () => this.#deletionListeners.delete(listener);
+  }
+
+  /**
+   * Told when notifications may have been lost (the listening connection was
+   * down): events and deletions in that time were not announced.
+   */
+  onNotificationsLost(listener: () => void): () => void {
+    this.#lostListeners.add(listener);
+    return () => this.#lostListeners.delete(listener);
   }
 
   /** Ends every stream with a retryable error (clients reconnect elsewhere) and stops listening. */
@@ -289,6 +336,10 @@ export class LiveHub {
     let userId: string;
     try {
       const message = JSON.parse(payload) as OutboxNotification;
+      if ('deleted' in message) {
+        this.#accountDeleted(message.deleted);
+        return;
+      }
       userId = message.u;
       events =
         'e' in message
@@ -310,6 +361,16 @@ export class LiveHub {
       if (inbox.kind === 'user') for (const event of events) inbox.push(event);
     }
     for (const listener of this.#eventListeners) listener(userId, events);
-    for (const board of this.#boards) board.poke();
+  }
+
+  /**
+   * The account's streams end with it: NOT_FOUND is final for a tRPC client
+   * (it stops and tells the app), where a retryable error would make it
+   * reconnect, and reconnecting with the same token would sign up anew.
+   */
+  #accountDeleted(userId: string): void {
+    const reason = new AppError('NOT_FOUND', 'The account was deleted');
+    for (const inbox of [...(this.#byUser.get(userId) ?? [])]) inbox.end(reason);
+    for (const listener of this.#deletionListeners) listener(userId);
   }
 }

@@ -2,8 +2,10 @@ import type { DatabaseHandle } from '../../db/database.js';
 import { pruneEvents } from '../../db/queries/events.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import { getHeapStatistics } from 'node:v8';
+import { LiveBoards, type BoardOptions } from './boards.js';
+import { streamCapacity } from './capacity.js';
 import { LiveHub } from './hub.js';
-import { BoardCache } from './streams.js';
 import { WebhookWorker, type WebhookWorkerOptions } from './webhooks.js';
 
 /** How often the outbox retention runs (any instance; one at a time). */
@@ -12,7 +14,7 @@ const PRUNE_EVERY_MS = 10 * 60_000;
 /** The live parts of one instance: fan-out, board reads, outbox retention, webhooks. */
 export interface Live {
   hub: LiveHub;
-  boards: BoardCache;
+  boards: LiveBoards;
   /** Set when WEBHOOK_URL is configured. */
   webhooks: WebhookWorker | undefined;
   /** Opens the listening connection; starts the retention job and the webhook worker. */
@@ -28,19 +30,22 @@ export function createLive(options: {
   database: DatabaseHandle;
   logger: Logger;
   webhookOptions?: WebhookWorkerOptions;
+  boardOptions?: BoardOptions;
 }): Live {
   const { config, database, logger } = options;
   const hub = new LiveHub(
     database,
     {
-      maxStreams: config.live.maxStreams,
+      maxStreams: config.live.maxStreams ?? streamCapacity(getHeapStatistics().heap_size_limit),
       maxStreamsPerUser: config.live.maxStreamsPerUser,
+      maxStreamsPerIp: config.live.maxStreamsPerIp,
       maxQueue: config.live.streamQueue,
     },
     logger,
   );
-  const boards = new BoardCache(database.db);
-  hub.onEvents(() => boards.changed());
+  const boards = new LiveBoards(database.db, logger, options.boardOptions);
+  hub.onEvents((userId) => boards.wrote(userId));
+  hub.onAccountDeleted((userId) => boards.wrote(userId));
   const webhooks =
     config.webhook &&
     new WebhookWorker(database.db, config.webhook, logger, options.webhookOptions);
@@ -67,6 +72,14 @@ export function createLive(options: {
     webhooks,
     prune,
     async start() {
+      const heapLimit = getHeapStatistics().heap_size_limit;
+      const { maxStreams } = hub.streamLimits;
+      if (maxStreams > streamCapacity(heapLimit)) {
+        logger.warn(
+          { maxStreams, capacity: streamCapacity(heapLimit), heapLimitMb: heapLimit >> 20 },
+          'LIVE_MAX_STREAMS exceeds what the heap holds: raise --max-old-space-size or lower it',
+        );
+      }
       await hub.start();
       webhooks?.start();
       pruneTimer = setInterval(() => {
@@ -79,6 +92,7 @@ export function createLive(options: {
     },
     async stop() {
       clearInterval(pruneTimer);
+      boards.stop();
       await hub.close();
       await webhooks?.stop();
     },

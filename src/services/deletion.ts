@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { deleteUserRow, lockIdentityUser, pseudonymiseLedger } from '../../db/queries/accounts.js';
-import { recordAccountDeleted } from '../../db/queries/events.js';
+import { notifyAccountDeleted, recordAccountDeleted } from '../../db/queries/events.js';
 import { deleteBoardEntries } from '../../db/queries/rank.js';
 import type { Database } from '../../db/schema.js';
 
@@ -11,7 +11,8 @@ import type { Database } from '../../db/schema.js';
  * handles (free at once). Under the user's row lock: a write of the user
  * that waited for it finds no user and starts over as a new one
  * (protectedProcedure). An `account_deleted` event, committed with the
- * deletion, tells webhook receivers.
+ * deletion, tells webhook receivers; a notification tells every instance
+ * (its streams of the account end, its cached id is forgotten).
  *
  * The account is the live user the identity has now, found (and locked) by
  * issuer and subject, never created: when there is none (a DELETE racing
@@ -31,6 +32,7 @@ export function deleteAccount(
     // Explicitly, not by cascade: the entries' rank counts go with them.
     await deleteBoardEntries(trx, userId);
     await recordAccountDeleted(trx, userId);
+    await notifyAccountDeleted(trx, userId);
     return { deletedAt: await deleteUserRow(trx, userId) };
   });
 }

@@ -1,5 +1,4 @@
 import type { Request, Response } from 'express';
-import type { TRPCRequestInfo } from '@trpc/server/http';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { CompiledStatements } from '../../db/statements.js';
@@ -10,7 +9,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { callsOf } from '../http/trpc-batch.js';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.js';
-import type { BoardCache } from '../live/streams.js';
+import type { LiveBoards } from '../live/boards.js';
 import type { LiveHub } from '../live/hub.js';
 import type { UserStateCache } from '../services/state-cache.js';
 
@@ -32,7 +31,7 @@ export interface AppDeps {
   /** The time a write happens at, for choosing season boards; tests pass their own. */
   clock: () => Date;
   /** The instance's live fan-out and the shared leaderboard reads of its streams. */
-  live: { hub: LiveHub; boards: BoardCache };
+  live: { hub: LiveHub; boards: LiveBoards };
 }
 
 /** Per-request context: no I/O happens here; authentication is the protected procedure's job. */
@@ -49,6 +48,8 @@ export interface Context {
   response: { created: boolean };
   /** The per-IP limit's decision for this request, when that limit is on. */
   ipRateLimit: RateLimitDecision | undefined;
+  /** The client's address (the `X-Forwarded-For` hop TRUST_PROXY selects behind a proxy). */
+  ip: string | undefined;
   /** Procedure calls this HTTP request makes (a tRPC batch of n: n); rate limits count each. */
   calls: number;
   /**
@@ -70,6 +71,7 @@ export function createContextInner(input: {
   requestId?: string;
   logger?: Logger;
   ipRateLimit?: RateLimitDecision;
+  ip?: string | undefined;
   calls?: number;
   setHeaders?: (headers: Record<string, string>) => void;
   closeConnection?: () => void;
@@ -81,6 +83,7 @@ export function createContextInner(input: {
     logger: input.logger ?? input.deps.logger,
     response: { created: false },
     ipRateLimit: input.ipRateLimit,
+    ip: input.ip,
     calls: input.calls ?? 1,
     authentication: {},
     setHeaders: input.setHeaders ?? (() => {}),
@@ -88,34 +91,55 @@ export function createContextInner(input: {
   };
 }
 
-/**
- * The bearer credentials of a request: the Authorization header, or for a
- * subscription only, the `token` connection parameter (a browser's
- * EventSource cannot set headers, so httpSubscriptionLink's connectionParams
- * put it in the URL; the request log never records query strings).
- */
-function authorizationOf(req: Request, info: TRPCRequestInfo | undefined): string | undefined {
-  if (req.headers.authorization !== undefined) return req.headers.authorization;
-  const isSubscription = info?.calls[0]?.procedure?._def.type === 'subscription';
-  const token = info?.connectionParams?.token;
-  return isSubscription && typeof token === 'string' ? `Bearer ${token}` : undefined;
+/** The context of a request, with the bearer credentials `authorization`. */
+function contextOf(
+  deps: AppDeps,
+  req: Request,
+  res: Response,
+  authorization: string | undefined,
+): Context {
+  return createContextInner({
+    deps,
+    authorization,
+    ip: req.ip,
+    closeConnection: () => res.destroy(),
+    requestId: req.requestId,
+    logger: req.log,
+    ipRateLimit: res.locals.ipRateLimit as RateLimitDecision | undefined,
+    calls: callsOf(res),
+    setHeaders: (headers) => {
+      if (!res.headersSent) res.set(headers);
+    },
+  });
 }
 
-/** The adapter-facing factory: reads only what it needs from the Express request. */
+/** The adapter-facing factory (queries and mutations): the Authorization header is the only credential. */
 export function contextFactory(deps: AppDeps) {
-  return ({ req, res, info }: { req: Request; res: Response; info?: TRPCRequestInfo }): Context =>
-    createContextInner({
-      deps,
-      authorization: authorizationOf(req, info),
-      closeConnection: () => res.destroy(),
-      requestId: req.requestId,
-      logger: req.log,
-      ipRateLimit: res.locals.ipRateLimit as RateLimitDecision | undefined,
-      calls: callsOf(res),
-      setHeaders: (headers) => {
-        if (!res.headersSent) res.set(headers);
-      },
-    });
+  return ({ req, res }: { req: Request; res: Response }): Context =>
+    contextOf(deps, req, res, req.headers.authorization);
+}
+
+/**
+ * The context of a subscription (src/http/sse.ts). Its credentials are the
+ * Authorization header or the `token` connection parameter: a browser's
+ * EventSource cannot set headers, so httpSubscriptionLink's connectionParams
+ * put it in the URL (the request log never records query strings).
+ */
+export function streamContextFactory(deps: AppDeps) {
+  return ({
+    req,
+    res,
+    connectionParams,
+  }: {
+    req: Request;
+    res: Response;
+    connectionParams: Record<string, string> | null;
+  }): Context => {
+    const token = connectionParams?.token;
+    const authorization =
+      req.headers.authorization ?? (token === undefined ? undefined : `Bearer ${token}`);
+    return contextOf(deps, req, res, authorization);
+  };
 }
 
 /**

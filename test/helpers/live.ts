@@ -13,6 +13,8 @@ export interface SseEvent {
   event: string;
   data: string;
   id: string | undefined;
+  /** The `retry:` field (ms an EventSource waits before it reconnects), when the event set one. */
+  retry?: string;
 }
 
 /**
@@ -72,6 +74,7 @@ export async function openSse(
             if (field === 'event') event.event = value;
             else if (field === 'data') data.push(value);
             else if (field === 'id') event.id = value;
+            else if (field === 'retry') event.retry = value;
           }
           event.data = data.join('\n');
           events.push(event);
@@ -196,6 +199,8 @@ export function liveClient(
 export class Collector<T> {
   readonly items: Array<{ id?: string; data: T }> = [];
   readonly states: string[] = [];
+  /** The error each connection state carried (null when none), in step with `states`. */
+  readonly stateErrors: unknown[] = [];
   error: unknown;
   #waiters = new Set<() => void>();
 
@@ -212,8 +217,9 @@ export class Collector<T> {
     this.error = error;
     this.#wake();
   };
-  onConnectionStateChange = (state: { state: string }) => {
+  onConnectionStateChange = (state: { state: string; error?: unknown }) => {
     this.states.push(state.state);
+    this.stateErrors.push(state.error ?? null);
     this.#wake();
   };
 

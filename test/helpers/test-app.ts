@@ -13,6 +13,7 @@ import type { AuthVerifier } from '../../src/auth/verifier.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { hardenServer } from '../../src/http/client-error.js';
 import { createLive, type Live } from '../../src/live/service.js';
+import type { BoardOptions } from '../../src/live/boards.js';
 import type { WebhookWorkerOptions } from '../../src/live/webhooks.js';
 import { createLogger } from '../../src/logger.js';
 import { connectRateLimitStore } from '../../src/rate-limit.js';
@@ -78,6 +79,8 @@ export async function startTestApp(options: {
   router?: OpenApiRouter;
   /** The Redis command timeout of the rate-limit store (REDIS_URL); the service's default if unset. */
   redisCommandTimeoutMs?: number;
+  /** How often the leaderboard streams' boards are read (src/live/boards.ts). */
+  boardOptions?: BoardOptions;
 }): Promise<TestApp> {
   const issuer = options.issuer ?? (await startTokenIssuer());
   const config = loadConfig({
@@ -105,6 +108,7 @@ export async function startTestApp(options: {
     database: options.database,
     logger,
     webhookOptions: options.webhookOptions,
+    boardOptions: options.boardOptions,
   });
   await live.start();
   const rateLimitStore = config.rateLimit.redisUrl

@@ -3,8 +3,11 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../db/database.js';
 import { recordEvents } from '../../db/queries/events.js';
-import { BoardCache } from '../../src/live/streams.js';
+import { LiveBoards, type BoardOptions } from '../../src/live/boards.js';
+import { StreamInbox } from '../../src/live/hub.js';
+import { createLogger } from '../../src/logger.js';
 import { SSE_PING_MS } from '../../src/trpc/init.js';
+import { CountStatements } from '../helpers/count-statements.js';
 import { Collector, dataEvents, liveClient, openSse } from '../helpers/live.js';
 import { startServerProcess, waitForExit } from '../helpers/server-process.js';
 import { createTestDatabase, testDbKind, openPool } from '../helpers/test-db.js';
@@ -27,15 +30,39 @@ async function signedUp(target: TestApp, prefix: string) {
   return { token, userId: me.body.data.id as string };
 }
 
-/** Another instance on the same database: on PostgreSQL its own pool and LISTEN connection. */
-async function secondInstance(env: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * Another instance on the same database: on PostgreSQL its own pool and
+ * LISTEN connection. `counter` counts every statement it sends.
+ */
+async function secondInstance(
+  env: Record<string, string> = {},
+  options: { counter?: CountStatements; boardOptions?: BoardOptions } = {},
+): Promise<TestApp> {
   let handle: DatabaseHandle = database;
   if (database.databaseUrl) {
     const own = await openPool(database);
     cleanup.push(() => own.close());
     handle = { ...own, dataDir: database.dataDir, databaseUrl: database.databaseUrl } as never;
   }
-  const other = await startTestApp({ database: handle as never, issuer: app.issuer, env });
+  if (options.counter) {
+    // Property by property: `database` stands for the file's database (useTestApp).
+    const { kind, listen, ping, close } = handle;
+    handle = {
+      db: handle.db.withPlugin(options.counter),
+      kind,
+      listen,
+      ping,
+      close,
+      dataDir: database.dataDir,
+      databaseUrl: database.databaseUrl,
+    } as never;
+  }
+  const other = await startTestApp({
+    database: handle as never,
+    issuer: app.issuer,
+    env,
+    boardOptions: options.boardOptions,
+  });
   cleanup.push(() => other.close());
   return other;
 }
@@ -82,6 +109,69 @@ describe('across instances', () => {
     } finally {
       subscription.unsubscribe();
       for (const reader of readers) reader.close();
+    }
+  });
+});
+
+describe('account deletion', () => {
+  it('deleting the account ends its streams on every instance with NOT_FOUND; the typed client stops', async () => {
+    const b = await secondInstance();
+    const { token } = await signedUp(app, 'deleted');
+    const onA = await openSse(`${app.url}/trpc/myEvents`, { authorization: `Bearer ${token}` });
+    const onB = await openSse(`${b.url}/trpc/myEvents`, { authorization: `Bearer ${token}` });
+    const board = await openSse(`${b.url}/trpc/leaderboardEvents`, {
+      authorization: `Bearer ${token}`,
+    });
+    const events = new Collector<any>();
+    const subscription = liveClient(b.url, token).myEvents.subscribe(undefined, events);
+    try {
+      await events.until(() => events.states.includes('pending'), 10_000, 'subscribed');
+      for (const reader of [onA, onB, board]) {
+        await reader.waitFor((event) => event.event === 'connected', 10_000);
+      }
+      expect((await app.request('DELETE', '/api/user', { token })).status).toBe(200);
+
+      for (const reader of [onA, onB, board]) {
+        const error = await reader.waitFor((event) => event.event === 'serialized-error', 10_000);
+        expect(JSON.parse(error.data).data).toMatchObject({
+          code: 'NOT_FOUND',
+          errorCode: 'NOT_FOUND',
+          httpStatus: 404,
+        });
+        await reader.ended;
+      }
+      await events.until(() => events.error !== undefined, 10_000, 'onError');
+      expect((events.error as any).data).toMatchObject({ errorCode: 'NOT_FOUND' });
+    } finally {
+      subscription.unsubscribe();
+      for (const reader of [onA, onB, board]) reader.close();
+    }
+  });
+
+  it("after a deletion on instance A, a stream opened on instance B carries the new account's events", async () => {
+    const b = await secondInstance();
+    // B resolves (and caches) the identity's first account.
+    const { token, userId } = await signedUp(b, 'reborn');
+    expect((await app.request('DELETE', '/api/user', { token })).status).toBe(200);
+
+    const reader = await openSse(`${b.url}/trpc/myEvents`, { authorization: `Bearer ${token}` });
+    try {
+      await reader.waitFor((event) => event.event === 'connected', 10_000);
+      // The identity signs up again, through A.
+      const response = await app.request('POST', '/api/user/profile', { token, body: {} });
+      expect(response.status).toBe(201);
+      expect(response.body.data.user.id).not.toBe(userId);
+      await reader.waitFor((event) => event.data.includes('rank_changed'), 10_000);
+      expect(dataEvents(reader).map((m) => m.data.type)).toEqual([
+        'quest_completed',
+        'points_awarded',
+        'rank_changed',
+      ]);
+      // And B's other requests see the new account too.
+      const me = await b.request('GET', '/api/user', { token });
+      expect(me.body.data.id).toBe(response.body.data.user.id);
+    } finally {
+      reader.close();
     }
   });
 });
@@ -218,6 +308,83 @@ describe('leaderboardEvents', () => {
     }
   });
 
+  it(
+    'the board reads a write costs do not grow with the number of boards streamed',
+    { timeout: 120_000 },
+    async () => {
+      const counter = new CountStatements();
+      // No 30-second re-read during the test: only what the writes cause is counted.
+      const watcher = await secondInstance(
+        { LIVE_MAX_STREAMS_PER_USER: '100' },
+        { counter, boardOptions: { refreshMs: 3_600_000 } },
+      );
+      const stamp = Date.now().toString(36);
+      const teams = Array.from({ length: 24 }, (_, i) => `Many ${stamp} ${i}`);
+      // One fan per team, onboarded through the other instance.
+      const fans = await Promise.all(
+        teams.map(async (team, i) => {
+          const fan = await signedUp(app, `many-${i}`);
+          const onboarded = await app.request('POST', '/api/user/profile', {
+            token: fan.token,
+            body: { favoriteTeam: team },
+          });
+          expect(onboarded.status).toBe(201);
+          return fan;
+        }),
+      );
+      const viewer = await signedUp(watcher, 'many-viewer');
+
+      /** Waits until the instance has sent no statement for a while (its round is over). */
+      const quiet = async () => {
+        let last = -1;
+        for (let i = 0; i < 20 && counter.count !== last; i += 1) {
+          last = counter.count;
+          await new Promise((resolve) => setTimeout(resolve, 1_500));
+        }
+        expect(counter.count).toBe(last);
+      };
+
+      /** Statements the watching instance sends for one awarding write by `writer`, with `boards` team boards streamed. */
+      const statementsPerWrite = async (boards: number, writer: number) => {
+        const readers = await Promise.all(
+          teams
+            .slice(0, boards)
+            .map((team) =>
+              openSse(
+                `${watcher.url}/trpc/leaderboardEvents?input=${encodeURIComponent(JSON.stringify({ team, top: 3 }))}`,
+                { authorization: `Bearer ${viewer.token}` },
+              ),
+            ),
+        );
+        try {
+          for (const reader of readers) await reader.until(() => reader.messages >= 1, 10_000);
+          await quiet();
+          const before = counter.count;
+          const seen = readers[writer]!.messages;
+          // rivalTeam completes name_rival: an award, so the writer's board moves.
+          const write = await app.request('PATCH', '/api/user', {
+            token: fans[writer]!.token,
+            body: { rivalTeam: 'Rivals' },
+          });
+          expect(write.status).toBe(200);
+          await readers[writer]!.until(() => readers[writer]!.messages > seen, 10_000);
+          await quiet();
+          return counter.count - before;
+        } finally {
+          for (const reader of readers) reader.close();
+          await expect.poll(() => watcher.live.hub.openStreams, { timeout: 10_000 }).toBe(0);
+        }
+      };
+
+      const few = await statementsPerWrite(2, 0);
+      const many = await statementsPerWrite(teams.length, 1);
+      // A round reads the writers' teams and every moved team board in one statement each.
+      expect(few).toBeGreaterThan(0);
+      expect(few).toBeLessThanOrEqual(3);
+      expect(many).toBe(few);
+    },
+  );
+
   it('refuses top over 100 and unknown keys', async () => {
     const { token } = await signedUp(app, 'board-bad');
     for (const input of [{ top: 101 }, { top: 0 }, { board: 'x' }]) {
@@ -232,29 +399,30 @@ describe('leaderboardEvents', () => {
   });
 });
 
-describe('the shared board reads (BoardCache)', () => {
-  it('one team, however it is spelled, is one read', async () => {
-    const cache = new BoardCache(app.db);
-    const plain = await cache.top('Cache FC');
-    // Cases, fullwidth letters, a zero-width space: the same teamKey() as the board filter uses.
-    for (const variant of ['CACHE FC', 'ＣＡＣＨＥ ＦＣ', 'Cache\u200B FC']) {
-      expect(await cache.top(variant), variant).toBe(plain);
-    }
-    expect(cache.size).toBe(1);
-    expect(await cache.top(undefined)).not.toBe(plain);
-    expect(cache.size).toBe(2);
-  });
+describe('the shared board reads (LiveBoards)', () => {
+  const watcher = () =>
+    new StreamInbox(
+      'u',
+      'board',
+      10,
+      () => {},
+      () => {},
+    );
 
-  it('keeps at most its limit of boards, dropping the least recently read', async () => {
-    const cache = new BoardCache(app.db, 3);
-    const first = await cache.top('Bound FC 0');
-    let newest = first;
-    for (let i = 1; i < 10; i += 1) newest = await cache.top(`Bound FC ${i}`);
-    expect(cache.size).toBe(3);
-    expect(await cache.top('Bound FC 9')).toBe(newest);
-    // Dropped, so read again: a new snapshot.
-    expect(await cache.top('Bound FC 0')).not.toBe(first);
-    expect(cache.size).toBe(3);
+  it('one team, however it is spelled, is one board; a board nobody watches is dropped', async () => {
+    const boards = new LiveBoards(app.db, createLogger('silent'));
+    const plain = await boards.watch('Cache FC', 10, watcher());
+    // Cases, fullwidth letters, a zero-width space: the same teamKey() as the board filter uses.
+    const variants = [];
+    for (const variant of ['CACHE FC', 'ＣＡＣＨＥ ＦＣ', 'Cache\u200B FC']) {
+      variants.push(await boards.watch(variant, 10, watcher()));
+    }
+    expect(boards.size).toBe(1);
+    const global = await boards.watch(undefined, 10, watcher());
+    expect(boards.size).toBe(2);
+    for (const watch of [plain, ...variants, global]) watch.close();
+    expect(boards.size).toBe(0);
+    boards.stop();
   });
 });
 

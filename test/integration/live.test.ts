@@ -5,7 +5,7 @@ import { TRPCClientError } from '@trpc/client';
 import { sql } from 'kysely';
 import { LIVE_CHANNEL, recordEvents, type OutboxNotification } from '../../db/queries/events.js';
 import { LiveEventSchema } from '../../routers/live-schemas.js';
-import { REPLAY_BATCH, userEvents } from '../../src/live/streams.js';
+import { openUserEvents, REPLAY_BATCH } from '../../src/live/streams.js';
 import { watchMyEvents } from '../clients/live-client.example.js';
 import { Collector, dataEvents, liveClient, openSse } from '../helpers/live.js';
 import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../helpers/test-app.js';
@@ -337,8 +337,9 @@ describe('resume', () => {
       })),
     );
     await filled;
-    const items = userEvents(app.live.hub, app.db, {
+    const items = await openUserEvents(app.live.hub, app.db, {
       userId: user.id,
+      ip: undefined,
       lastEventId: '0',
       expiresAtMs: Date.now() + 60_000,
       onDropped: () => {},
@@ -503,6 +504,29 @@ describe('authentication', () => {
 });
 
 describe('limits', () => {
+  /**
+   * Opens a plain stream and resolves once it is accepted (the hub counts it)
+   * or refused (`connected` comes first on every stream; a refusal follows it
+   * as a serialized-error).
+   */
+  const openOn = async (target: TestApp, token: string, headers: Record<string, string> = {}) => {
+    const before = target.live.hub.openStreams;
+    const reader = await openSse(`${target.url}/trpc/myEvents`, {
+      authorization: `Bearer ${token}`,
+      ...headers,
+    });
+    await expect
+      .poll(
+        () =>
+          reader.events.some((event) => event.event === 'serialized-error') ||
+          target.live.hub.openStreams > before,
+        { timeout: 10_000 },
+      )
+      .toBe(true);
+    const refusal = reader.events.find((event) => event.event === 'serialized-error');
+    return { reader, refusal, error: refusal ? JSON.parse(refusal.data) : null };
+  };
+
   it('per-user and per-instance stream limits hold, and a closed stream frees its slot', async () => {
     const limited = await startTestApp({
       database,
@@ -510,24 +534,7 @@ describe('limits', () => {
       env: { LIVE_MAX_STREAMS_PER_USER: '2', LIVE_MAX_STREAMS: '3' },
     });
     extraApps.push(limited);
-    // `connected` comes first on every stream; a refusal follows it as a serialized-error,
-    // an accepted stream shows in the hub's count.
-    const open = async (token: string) => {
-      const before = limited.live.hub.openStreams;
-      const reader = await openSse(`${limited.url}/trpc/myEvents`, {
-        authorization: `Bearer ${token}`,
-      });
-      await expect
-        .poll(
-          () =>
-            reader.events.some((event) => event.event === 'serialized-error') ||
-            limited.live.hub.openStreams > before,
-          { timeout: 2_000 },
-        )
-        .toBe(true);
-      const refusal = reader.events.find((event) => event.event === 'serialized-error');
-      return { reader, error: refusal ? JSON.parse(refusal.data) : null };
-    };
+    const open = (token: string) => openOn(limited, token);
     const [a, b, c] = await Promise.all([newUser('lim-a'), newUser('lim-b'), newUser('lim-c')]);
     const a1 = await open(a.token);
     const a2 = await open(a.token);
@@ -539,14 +546,175 @@ describe('limits', () => {
     expect(b1.error).toBeNull();
     const c1 = await open(c.token);
     expect(c1.error.data).toMatchObject({ errorCode: 'UNAVAILABLE', httpStatus: 503 });
+    // Refused before anything was written: the error's Retry-After, and the
+    // same delay as the SSE retry field an EventSource waits before it reconnects.
+    expect(c1.reader.headers.get('retry-after')).toBe('5');
+    expect(c1.refusal!.retry).toBe('5000');
     expect(limited.live.hub.openStreams).toBe(3);
 
     a1.reader.close();
-    await expect.poll(() => limited.live.hub.openStreams, { timeout: 2_000 }).toBe(2);
+    await expect.poll(() => limited.live.hub.openStreams, { timeout: 10_000 }).toBe(2);
     const c2 = await open(c.token);
     expect(c2.error).toBeNull();
     for (const stream of [a2, b1, c2]) stream.reader.close();
-    await expect.poll(() => limited.live.hub.openStreams, { timeout: 2_000 }).toBe(0);
+    await expect.poll(() => limited.live.hub.openStreams, { timeout: 10_000 }).toBe(0);
+  });
+
+  it("a user's closed stream gives the user's slot back: one who reconnects again and again is never refused", async () => {
+    const limited = await startTestApp({
+      database,
+      issuer: app.issuer,
+      env: { LIVE_MAX_STREAMS_PER_USER: '2' },
+    });
+    extraApps.push(limited);
+    const { token } = await newUser('reconnects');
+    // Twice the per-user limit and more, one stream at a time.
+    for (let attempt = 1; attempt <= 5; attempt += 1) {
+      const stream = await openOn(limited, token);
+      expect(stream.error, `attempt ${attempt}`).toBeNull();
+      stream.reader.close();
+      await expect.poll(() => limited.live.hub.openStreams, { timeout: 10_000 }).toBe(0);
+    }
+  });
+
+  it('streams per client address are limited; behind TRUST_PROXY each forwarded address counts on its own', async () => {
+    const limited = await startTestApp({
+      database,
+      issuer: app.issuer,
+      env: { LIVE_MAX_STREAMS_PER_IP: '2', TRUST_PROXY: '1' },
+    });
+    extraApps.push(limited);
+    const users = await Promise.all([0, 1, 2, 3].map((i) => newUser(`per-ip-${i}`)));
+    const fromA = { 'x-forwarded-for': '203.0.113.7' };
+    const a1 = await openOn(limited, users[0]!.token, fromA);
+    const a2 = await openOn(limited, users[1]!.token, fromA);
+    expect([a1.error, a2.error]).toEqual([null, null]);
+    // A third stream from the same address, though of another user.
+    const a3 = await openOn(limited, users[2]!.token, fromA);
+    expect(a3.error.data).toMatchObject({ errorCode: 'RATE_LIMITED', httpStatus: 429 });
+    expect(a3.error.message).toContain('per client address');
+    expect(a3.reader.headers.get('retry-after')).toBe('5');
+    // Another address is not held to A's count.
+    const b1 = await openOn(limited, users[3]!.token, { 'x-forwarded-for': '198.51.100.9' });
+    expect(b1.error).toBeNull();
+    a1.reader.close();
+    await expect.poll(() => limited.live.hub.openStreams, { timeout: 10_000 }).toBe(2);
+    const a4 = await openOn(limited, users[2]!.token, fromA);
+    expect(a4.error).toBeNull();
+    for (const stream of [a2, b1, a4]) stream.reader.close();
+    await expect.poll(() => limited.live.hub.openStreams, { timeout: 10_000 }).toBe(0);
+  });
+});
+
+describe('what the typed client (httpSubscriptionLink + EventSource) does with each refusal', () => {
+  /** The tRPC error a subscription ended with. */
+  const clientError = (collector: Collector<unknown>) =>
+    (collector.error as TRPCClientError<any>).data as Record<string, unknown>;
+
+  it('over the per-user limit: onError with TOO_MANY_REQUESTS, and it stops', async () => {
+    const limited = await startTestApp({
+      database,
+      issuer: app.issuer,
+      env: { LIVE_MAX_STREAMS_PER_USER: '1' },
+    });
+    extraApps.push(limited);
+    const { token } = await newUser('client-limit');
+    const first = await openSse(`${limited.url}/trpc/myEvents`, {
+      authorization: `Bearer ${token}`,
+    });
+    await expect.poll(() => limited.live.hub.openStreams, { timeout: 10_000 }).toBe(1);
+    const events = new Collector<any>();
+    const subscription = liveClient(limited.url, token).myEvents.subscribe(undefined, events);
+    try {
+      await events.until(() => events.error !== undefined, 15_000, 'onError');
+      expect(events.error).toBeInstanceOf(TRPCClientError);
+      expect(clientError(events)).toMatchObject({
+        code: 'TOO_MANY_REQUESTS',
+        errorCode: 'RATE_LIMITED',
+        httpStatus: 429,
+      });
+      expect((events.error as TRPCClientError<any>).shape.code).toBe(-32029);
+    } finally {
+      subscription.unsubscribe();
+      first.close();
+    }
+  });
+
+  it('a token that expired within the clock leeway is refused at once: onError with UNAUTHORIZED, no stream opened', async () => {
+    // 10 s past exp: within the verifier's 30 s leeway, so the token itself verifies.
+    const token = await app.issuer.sign(uniqueSubject('leeway'), {
+      exp: Math.floor(Date.now() / 1000) - 10,
+    });
+    expect((await app.request('GET', '/api/user', { token })).status).toBe(200);
+    const opened = app.live.hub.openStreams;
+    const events = new Collector<any>();
+    const subscription = liveClient(app.url, token).myEvents.subscribe(undefined, events);
+    try {
+      await events.until(() => events.error !== undefined, 15_000, 'onError');
+      expect(clientError(events)).toMatchObject({
+        code: 'UNAUTHORIZED',
+        errorCode: 'UNAUTHENTICATED',
+        httpStatus: 401,
+      });
+      expect(events.items).toEqual([]);
+      expect(app.live.hub.openStreams).toBe(opened);
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+
+  it("at the token's expiry the stream ends: onError with UNAUTHORIZED (subscribe again with a fresh token)", async () => {
+    const token = await app.issuer.sign(uniqueSubject('expires'), {
+      exp: Math.floor(Date.now() / 1000) + 3,
+    });
+    const events = new Collector<any>();
+    const subscription = liveClient(app.url, token).myEvents.subscribe(undefined, events);
+    try {
+      await subscribed(events);
+      await events.until(() => events.error !== undefined, 20_000, 'onError');
+      expect(clientError(events)).toMatchObject({
+        code: 'UNAUTHORIZED',
+        errorCode: 'UNAUTHENTICATED',
+      });
+      expect((events.error as Error).message).toContain('expired');
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+
+  it('a full instance: no onError, it keeps reconnecting after Retry-After and gets in once a slot frees', async () => {
+    const full = await startTestApp({
+      database,
+      issuer: app.issuer,
+      env: { LIVE_MAX_STREAMS: '1' },
+    });
+    extraApps.push(full);
+    const holder = await newUser('holder');
+    const held = await openSse(`${full.url}/trpc/myEvents`, {
+      authorization: `Bearer ${holder.token}`,
+    });
+    await expect.poll(() => full.live.hub.openStreams, { timeout: 10_000 }).toBe(1);
+    const { token } = await newUser('waiting');
+    const events = new Collector<any>();
+    const subscription = liveClient(full.url, token).myEvents.subscribe(undefined, events);
+    try {
+      await events.until(
+        () => events.stateErrors.some((error) => error !== null),
+        15_000,
+        'a retryable refusal',
+      );
+      const refusal = events.stateErrors.find((error) => error !== null) as TRPCClientError<any>;
+      expect(refusal.data).toMatchObject({ code: 'SERVICE_UNAVAILABLE', errorCode: 'UNAVAILABLE' });
+      expect(events.states.at(-1)).toBe('connecting');
+      held.close();
+      // The EventSource comes back after the refusal's 5 s and is let in.
+      await expect.poll(() => full.live.hub.openStreams, { timeout: 30_000 }).toBe(1);
+      await events.until(() => events.states.at(-1) === 'pending', 15_000, 'connected again');
+      expect(events.error).toBeUndefined();
+    } finally {
+      subscription.unsubscribe();
+      held.close();
+    }
   });
 });
 
