@@ -3,24 +3,35 @@
  * process on a fresh PostgreSQL database (127.0.0.1:5432 unless
  * BENCH_ADMIN_URL says otherwise). Prints one JSON summary:
  *
- * 1. Holds LIVE_BENCH_STREAMS (1,000) concurrent myEvents streams (one per
- *    user, plain SSE readers in this process) and reports the server's RSS
- *    with them open and its peak RSS (VmHWM) over the run.
- * 2. Delay from commit to event: each of LIVE_BENCH_WRITES users (all of them
- *    by default) makes one awarding write, LIVE_BENCH_CONCURRENCY at a time,
- *    through the real write path (src/services/profile.ts) from this process;
- *    the commit happens between the write's start and its statement's return,
- *    so the delay to that user's first event is reported from both (a lower
- *    and an upper bound; the first is negative when the event beat the
- *    writer's own ack). p50/p99/max.
+ * 1. Capacity: the service runs with `--max-old-space-size=LIVE_BENCH_HEAP_MB`
+ *    (128, as `npm start`) and its default stream limit, which is what that
+ *    heap holds (src/live/capacity.ts). The bench opens that many myEvents
+ *    streams — LIVE_BENCH_STREAMS_PER_USER (5) per identity, at most 100 per
+ *    loopback address (the default per-address limit) — plain SSE readers in
+ *    this process, checks that one more is refused with Retry-After, and
+ *    reports the server's RSS idle and with the streams open, RSS per stream,
+ *    and its peak RSS (VmHWM) over the whole run. LIVE_BENCH_STREAMS sets
+ *    another number of streams (and the limit to match).
+ * 2. Under write load, with every stream open: LIVE_BENCH_WRITES users
+ *    (default: one per identity) each make one awarding write,
+ *    LIVE_BENCH_CONCURRENCY at a time, through the real write path
+ *    (src/services/profile.ts) from this process, while
+ *    LIVE_BENCH_BACKGROUND_RPS PATCH requests per second (50) go to the
+ *    service over HTTP. Delay from commit to the user's first event: the
+ *    commit happens between the write's start and its statement's return, so
+ *    it is reported from both (a lower and an upper bound; the first is
+ *    negative when the event beat the writer's own ack). p50/p99/max.
  * 3. Webhook throughput: LIVE_BENCH_WEBHOOK_EVENTS events (10 per user) are
  *    appended at once; the service POSTs them, signed, to a receiver in this
  *    process; reports events/s from the append to the last 2xx.
+ *
+ * `serviceAlive` says whether the service was still up at the end (it must
+ * be: a refusal, never a crash).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Agent, createServer, request } from 'node:http';
+import { Agent, createServer, request, type ClientRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
@@ -28,6 +39,7 @@ import pg from 'pg';
 import { recordEvents } from '../db/queries/events.js';
 import type { Database } from '../db/schema.js';
 import { CompiledStatements } from '../db/statements.js';
+import { streamCapacity } from '../src/live/capacity.js';
 import { updateProfile } from '../src/services/profile.js';
 import { UserStateCache } from '../src/services/state-cache.js';
 import { benchServiceEnv, startIssuer } from './issuer.js';
@@ -35,11 +47,17 @@ import { benchServiceEnv, startIssuer } from './issuer.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
 const num = (name: string, fallback: number) => Number(env[name] ?? fallback);
+const heapMb = num('LIVE_BENCH_HEAP_MB', 128);
 const settings = {
   adminUrl: env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-  streams: num('LIVE_BENCH_STREAMS', 1_000),
-  writes: num('LIVE_BENCH_WRITES', num('LIVE_BENCH_STREAMS', 1_000)),
+  heapMb,
+  /** Unset: the service's default limit for that heap, which the bench fills. */
+  streams: env.LIVE_BENCH_STREAMS === undefined ? undefined : num('LIVE_BENCH_STREAMS', 0),
+  perUser: num('LIVE_BENCH_STREAMS_PER_USER', 5),
+  perAddress: 100,
+  writes: env.LIVE_BENCH_WRITES === undefined ? undefined : num('LIVE_BENCH_WRITES', 0),
   concurrency: num('LIVE_BENCH_CONCURRENCY', 10),
+  backgroundRps: num('LIVE_BENCH_BACKGROUND_RPS', 50),
   webhookEvents: num('LIVE_BENCH_WEBHOOK_EVENTS', 10_000),
 };
 
@@ -57,19 +75,51 @@ function memory(pid: number): { rssMb: number; peakMb: number } {
   return { rssMb: Math.round(kb('VmRSS') / 1024), peakMb: Math.round(kb('VmHWM') / 1024) };
 }
 
-/** A plain SSE reader on a raw http request: calls `onEvent` with each event's data. */
+/** The heap_size_limit a node process started with `--max-old-space-size=mb` has. */
+function heapSizeLimit(mb: number): number {
+  const probe = spawnSync(process.execPath, [
+    `--max-old-space-size=${mb}`,
+    '-p',
+    'require("node:v8").getHeapStatistics().heap_size_limit',
+  ]);
+  return Number(probe.stdout.toString().trim());
+}
+
+interface Stream {
+  close(): void;
+  /** The response's Retry-After: set when the stream was refused. */
+  retryAfter: string | undefined;
+}
+
+/**
+ * A plain SSE reader on a raw http request from `localAddress`: resolves once
+ * the stream is open (`connected`), or refused (a Retry-After header), and
+ * calls `onEvent` with each event's data.
+ */
 function openStream(
   url: string,
   token: string,
+  localAddress: string,
   agent: Agent,
   onEvent: (data: string) => void,
-): Promise<() => void> {
+): Promise<Stream> {
   return new Promise((resolve, reject) => {
-    const req = request(
+    let req: ClientRequest | undefined = undefined;
+    req = request(
       `${url}/trpc/myEvents`,
-      { agent, headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
+      {
+        agent,
+        localAddress,
+        headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+      },
       (res) => {
         if (res.statusCode !== 200) reject(new Error(`stream answered ${res.statusCode}`));
+        const retryAfter = res.headers['retry-after']?.toString();
+        if (retryAfter !== undefined) {
+          res.resume();
+          resolve({ close: () => req?.destroy(), retryAfter });
+          return;
+        }
         let buffer = '';
         let connected = false;
         res.setEncoding('utf8');
@@ -80,7 +130,7 @@ function openStream(
             const block = buffer.slice(0, end);
             buffer = buffer.slice(end + 2);
             if (block.startsWith('event: connected')) {
-              if (!connected) resolve(() => req.destroy());
+              if (!connected) resolve({ close: () => req?.destroy(), retryAfter: undefined });
               connected = true;
             } else if (!block.startsWith('event:')) {
               const data = block.split('\n').find((line) => line.startsWith('data: '));
@@ -104,11 +154,50 @@ async function pool<T>(items: T[], concurrency: number, work: (item: T) => Promi
   );
 }
 
+/** Sends `rps` PATCH requests per second that award nothing, until stopped; counts answers. */
+function backgroundLoad(base: string, tokens: string[], rps: number) {
+  const counts = { sent: 0, ok: 0, failed: 0 };
+  if (rps <= 0 || tokens.length === 0) return { counts, stop: async () => {} };
+  const inFlight = new Set<Promise<void>>();
+  const timer = setInterval(() => {
+    const token = tokens[counts.sent % tokens.length]!;
+    counts.sent += 1;
+    const done: Promise<void> = fetch(`${base}/api/user`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ location: `Town ${counts.sent % 97}` }),
+    })
+      .then((response) => {
+        if (response.ok) counts.ok += 1;
+        else counts.failed += 1;
+        return response.arrayBuffer();
+      })
+      .then(
+        () => {},
+        () => {
+          counts.failed += 1;
+        },
+      )
+      .finally(() => inFlight.delete(done));
+    inFlight.add(done);
+  }, 1000 / rps);
+  return {
+    counts,
+    stop: async () => {
+      clearInterval(timer);
+      await Promise.all(inFlight);
+    },
+  };
+}
+
 async function main(): Promise<void> {
   log('building the service');
   if (spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT }).status !== 0) {
     throw new Error('build failed');
   }
+  const heapLimit = heapSizeLimit(settings.heapMb);
+  const streams = settings.streams ?? streamCapacity(heapLimit);
+  const users = Math.ceil(streams / settings.perUser);
   const dbName = `bench_live_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: settings.adminUrl });
   await admin.connect();
@@ -135,7 +224,7 @@ async function main(): Promise<void> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const service: ChildProcess = spawn(
     process.execPath,
-    ['--max-old-space-size=256', 'dist/src/server.js'],
+    [`--max-old-space-size=${settings.heapMb}`, 'dist/src/server.js'],
     {
       cwd: ROOT,
       env: {
@@ -143,7 +232,9 @@ async function main(): Promise<void> {
         ...benchServiceEnv(issuer, databaseUrl, port),
         RATE_LIMIT_PER_IP: '0',
         RATE_LIMIT_PER_USER: '0',
-        LIVE_MAX_STREAMS: String(settings.streams + 100),
+        ...(settings.streams !== undefined && { LIVE_MAX_STREAMS: String(settings.streams) }),
+        LIVE_MAX_STREAMS_PER_USER: String(settings.perUser),
+        LIVE_MAX_STREAMS_PER_IP: String(settings.perAddress),
         WEBHOOK_URL: receiverUrl,
         WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
         LOG_LEVEL: 'warn',
@@ -175,8 +266,8 @@ async function main(): Promise<void> {
     const serviceMemory = () => memory(service.pid!);
     const idle = serviceMemory();
 
-    log(`onboarding ${settings.streams} users`);
-    const users = Array.from({ length: settings.streams }, (_, i) => ({
+    log(`onboarding ${users} users`);
+    const fans = Array.from({ length: users }, (_, i) => ({
       index: i,
       token: issuer.sign(`live-bench-${dbName}-${i}`),
       id: '',
@@ -184,36 +275,58 @@ async function main(): Promise<void> {
       writeStartedAt: 0,
       committedAt: 0,
     }));
-    await pool(users, 20, async (user) => {
+    await pool(fans, 20, async (fan) => {
       const response = await fetch(`${base}/api/user/profile`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ favoriteTeam: `Team ${user.index % 50}` }),
+        headers: { authorization: `Bearer ${fan.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ favoriteTeam: `Team ${fan.index % 50}` }),
       });
       if (response.status !== 201) throw new Error(`onboarding answered ${response.status}`);
-      user.id = ((await response.json()) as { data: { user: { id: string } } }).data.user.id;
+      fan.id = ((await response.json()) as { data: { user: { id: string } } }).data.user.id;
     });
 
-    log(`opening ${settings.streams} streams`);
-    await pool(users, 50, async (user) => {
-      closers.push(
+    log(`opening ${streams} streams, ${settings.perUser} per user`);
+    const slots = Array.from({ length: streams }, (_, n) => n);
+    const address = (n: number) =>
+      `127.0.${Math.floor(n / settings.perAddress / 250)}.${2 + (Math.floor(n / settings.perAddress) % 250)}`;
+    await pool(slots, 50, async (n) => {
+      const fan = fans[Math.floor(n / settings.perUser)]!;
+      const stream = await openStream(base, fan.token, address(n), agent, (data) => {
         // The write's own first event; a late onboarding event does not count.
-        await openStream(base, user.token, agent, (data) => {
-          if (user.firstEventAt === 0 && data.includes('name_rival')) {
-            user.firstEventAt = performance.now();
-          }
-        }),
-      );
+        if (fan.firstEventAt === 0 && data.includes('name_rival')) {
+          fan.firstEventAt = performance.now();
+        }
+      });
+      if (stream.retryAfter !== undefined) throw new Error(`stream ${n} was refused`);
+      closers.push(stream.close);
     });
+    // One more than the limit: refused, with Retry-After, not a crash.
+    const extra = issuer.sign(`live-bench-${dbName}-extra`);
+    const beyond = await openStream(
+      base,
+      extra,
+      address(streams + settings.perAddress),
+      agent,
+      () => {},
+    );
+    beyond.close();
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const open = serviceMemory();
 
-    log(`${settings.writes} awarding writes, ${settings.concurrency} at a time`);
-    const writers = users.slice(0, settings.writes);
+    const writers = fans.slice(0, settings.writes ?? fans.length);
+    log(
+      `${writers.length} awarding writes, ${settings.concurrency} at a time, ` +
+        `with ${settings.backgroundRps} PATCH/s over HTTP`,
+    );
+    const background = backgroundLoad(
+      base,
+      fans.map((fan) => fan.token),
+      settings.backgroundRps,
+    );
     const started = performance.now();
-    await pool(writers, settings.concurrency, async (user) => {
+    await pool(writers, settings.concurrency, async (fan) => {
       // rivalTeam completes name_rival: quest_completed, points_awarded, rank_changed.
-      user.writeStartedAt = performance.now();
+      fan.writeStartedAt = performance.now();
       await updateProfile(
         {
           db,
@@ -222,22 +335,24 @@ async function main(): Promise<void> {
           config: { handles: { cooldownDays: 0, reserveDays: 0 } },
           userStates: new UserStateCache(0),
         },
-        user.id,
+        fan.id,
         { rivalTeam: 'Rivals' },
       );
-      user.committedAt = performance.now();
+      fan.committedAt = performance.now();
     });
     const writeSeconds = (performance.now() - started) / 1000;
     await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await background.stop();
+    const underLoad = serviceMemory();
     // The commit happens between the write's start and its statement's return:
     // `afterReturn` (negative when the event beat the writer's own ack) bounds
     // the delay from below, `afterStart` from above.
-    const arrived = writers.filter((user) => user.firstEventAt > 0);
+    const arrived = writers.filter((fan) => fan.firstEventAt > 0);
     const afterReturn = arrived
-      .map((user) => user.firstEventAt - user.committedAt)
+      .map((fan) => fan.firstEventAt - fan.committedAt)
       .sort((a, b) => a - b);
     const afterStart = arrived
-      .map((user) => user.firstEventAt - user.writeStartedAt)
+      .map((fan) => fan.firstEventAt - fan.writeStartedAt)
       .sort((a, b) => a - b);
     const missing = writers.length - arrived.length;
     const stats = (sorted: number[]) => ({
@@ -258,14 +373,14 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const perUser = 10;
-    const hookUsers = users.slice(0, Math.ceil(settings.webhookEvents / perUser));
+    const hookUsers = fans.slice(0, Math.ceil(settings.webhookEvents / perUser));
     const before = received;
     const appendedAt = performance.now();
-    await pool(hookUsers, 10, (user) =>
+    await pool(hookUsers, 10, (fan) =>
       db.transaction().execute((trx) =>
         recordEvents(
           trx,
-          user.id,
+          fan.id,
           Array.from({ length: perUser }, (_, k) => ({
             type: 'points_awarded',
             payload: { delta: 1, balance: k + 1, questId: null },
@@ -280,9 +395,23 @@ async function main(): Promise<void> {
     const webhookSeconds = (lastReceivedAt - appendedAt) / 1000;
 
     const summary = {
-      streams: settings.streams,
-      openStreamsAfterRun: closers.length,
-      rssMb: { idle: idle.rssMb, with1000Streams: open.rssMb, peak: serviceMemory().peakMb },
+      heapMb: settings.heapMb,
+      heapSizeLimitMb: Math.round(heapLimit / 2 ** 20),
+      streams: {
+        held: closers.length,
+        perUser: settings.perUser,
+        limit:
+          settings.streams === undefined ? 'default (what the heap holds)' : 'LIVE_MAX_STREAMS',
+        oneMoreRefused: beyond.retryAfter !== undefined,
+        retryAfter: beyond.retryAfter ?? null,
+      },
+      rssMb: {
+        idle: idle.rssMb,
+        withStreams: open.rssMb,
+        underWriteLoad: underLoad.rssMb,
+        peak: serviceMemory().peakMb,
+        perStreamKb: Math.round(((open.rssMb - idle.rssMb) * 1024) / Math.max(1, closers.length)),
+      },
       commitToEventMs: {
         writes: writers.length,
         writesPerSecond: Math.round(writers.length / writeSeconds),
@@ -290,18 +419,23 @@ async function main(): Promise<void> {
         afterWriteStarted: stats(afterStart),
         missing,
       },
+      backgroundPatches: background.counts,
       webhooks: {
         events: received - before,
         seconds: Math.round(webhookSeconds * 100) / 100,
         eventsPerSecond: Math.round((received - before) / webhookSeconds),
       },
+      serviceAlive: service.exitCode === null,
     };
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    if (!summary.serviceAlive || !summary.streams.oneMoreRefused) process.exitCode = 1;
   } finally {
     for (const close of closers) close();
     agent.destroy();
-    service.kill('SIGTERM');
-    await new Promise((resolve) => service.once('exit', resolve));
+    if (service.exitCode === null) {
+      service.kill('SIGTERM');
+      await new Promise((resolve) => service.once('exit', resolve));
+    }
     await db.destroy();
     await issuer.close();
     receiver.close();
