@@ -7,6 +7,7 @@ import {
 } from '../../db/queries/leaderboard.js';
 import type { Database } from '../../db/schema.js';
 import { teamKey } from '../../db/team-key.js';
+import { AppError } from '../app-error.js';
 import type { Logger } from '../logger.js';
 import type { StreamInbox } from './hub.js';
 
@@ -16,12 +17,21 @@ export const BOARD_MIN_INTERVAL_MS = 1_000;
 export const BOARD_REFRESH_MS = 30_000;
 /** The most entries a leaderboard stream can ask for. */
 export const BOARD_MAX_TOP = 100;
+/**
+ * The most entries the watched boards of an instance hold together (~300
+ * bytes each: ~6 MB, inside the heap's reserve, docs/LIVE.md): 2,000 boards
+ * of a top 10, or 200 of a top 100. A stream that would need more is refused
+ * with a retryable error.
+ */
+export const BOARD_ENTRIES_MAX = 20_000;
 
 export interface BoardOptions {
   /** Default BOARD_MIN_INTERVAL_MS. */
   minIntervalMs?: number;
   /** Default BOARD_REFRESH_MS. */
   refreshMs?: number;
+  /** Default BOARD_ENTRIES_MAX. */
+  maxEntries?: number;
 }
 
 /** One watched board: the whole board, or one team's fans on it. */
@@ -65,12 +75,15 @@ export class LiveBoards {
   #writers = new Set<string>();
   /** The next round reads every board. */
   #everything = false;
+  /** The sum of the watched boards' limits. */
+  #entries = 0;
   #lastRound = 0;
   #timer: NodeJS.Timeout | undefined;
   #round: Promise<void> | undefined;
   #refresh: NodeJS.Timeout | undefined;
   readonly #minIntervalMs: number;
   readonly #refreshMs: number;
+  readonly #maxEntries: number;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -79,11 +92,17 @@ export class LiveBoards {
   ) {
     this.#minIntervalMs = options.minIntervalMs ?? BOARD_MIN_INTERVAL_MS;
     this.#refreshMs = options.refreshMs ?? BOARD_REFRESH_MS;
+    this.#maxEntries = options.maxEntries ?? BOARD_ENTRIES_MAX;
   }
 
   /** How many boards are watched. */
   get size(): number {
     return this.#teams.size + (this.#global ? 1 : 0);
+  }
+
+  /** How many entries the watched boards hold at most (the sum of their limits). */
+  get entries(): number {
+    return this.#entries;
   }
 
   /** A write of `userId` committed (or the account was deleted): its boards may have moved. */
@@ -101,6 +120,14 @@ export class LiveBoards {
   async watch(team: string | undefined, top: number, inbox: StreamInbox): Promise<BoardWatch> {
     const key = team === undefined ? undefined : teamKey(team);
     let board = key === undefined ? this.#global : this.#teams.get(key);
+    const more = Math.max(0, top - (board?.limit ?? 0));
+    if (this.#entries + more > this.#maxEntries) {
+      throw new AppError(
+        'UNAVAILABLE',
+        'This instance streams as many leaderboard entries as it holds; retry shortly',
+        { retryAfterSeconds: 5 },
+      );
+    }
     if (!board) {
       board = {
         teamKey: key,
@@ -119,7 +146,8 @@ export class LiveBoards {
     }
     const watched = board;
     watched.watchers.add(inbox);
-    watched.limit = Math.max(watched.limit, top);
+    watched.limit += more;
+    this.#entries += more;
     const close = () => this.#unwatch(watched, inbox);
     try {
       while (watched.loaded < top) {
@@ -143,6 +171,7 @@ export class LiveBoards {
 
   #unwatch(board: Board, inbox: StreamInbox): void {
     if (!board.watchers.delete(inbox) || board.watchers.size > 0) return;
+    this.#entries -= board.limit;
     if (board.teamKey === undefined) this.#global = undefined;
     else if (this.#teams.get(board.teamKey) === board) this.#teams.delete(board.teamKey);
     if (this.size === 0) {
@@ -193,7 +222,9 @@ export class LiveBoards {
     const moved = new Set<Board>();
     if (this.#global) moved.add(this.#global);
     for (const board of this.#teams.values()) {
-      if (board.entries.some((entry) => writers.has(entry.userId))) moved.add(board);
+      // A board being read for the first time may have read before these writes.
+      const inTop = board.entries.some((entry) => writers.has(entry.userId));
+      if (inTop || board.reading) moved.add(board);
     }
     const teamBoardsMoved = moved.size - (this.#global ? 1 : 0);
     if (teamBoardsMoved < this.#teams.size) {

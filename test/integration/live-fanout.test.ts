@@ -424,6 +424,27 @@ describe('the shared board reads (LiveBoards)', () => {
     expect(boards.size).toBe(0);
     boards.stop();
   });
+
+  it('the boards of an instance hold a bounded number of entries; a stream past it is refused, retryably', async () => {
+    const boards = new LiveBoards(app.db, createLogger('silent'), { maxEntries: 25 });
+    const a = await boards.watch('Bound A', 10, watcher());
+    const b = await boards.watch('Bound B', 10, watcher());
+    const refused = await boards.watch('Bound C', 10, watcher()).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({ code: 'UNAVAILABLE', retryAfterSeconds: 5 });
+    expect(boards.size).toBe(2);
+    // Another stream of a board already held costs nothing more up to its top.
+    const a2 = await boards.watch('BOUND A', 5, watcher());
+    expect(boards.entries).toBe(20);
+    b.close();
+    const c = await boards.watch('Bound C', 10, watcher());
+    expect(boards.entries).toBe(20);
+    for (const watch of [a, a2, c]) watch.close();
+    expect(boards.entries).toBe(0);
+    boards.stop();
+  });
 });
 
 describe('heartbeats and shutdown', () => {
