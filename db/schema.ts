@@ -110,10 +110,14 @@ export interface LeaderboardEntriesTable {
 export interface RankCountsTable {
   board: string;
   teamKey: string;
-  /** 0: per score; 1, 2, 3: per score and range of 2^24, 2^16, 2^8 sequence numbers. */
+  /**
+   * −3, −2, −1: per range of 2^24, 2^16, 2^8 scores; 0: per score; 1, 2, 3:
+   * per score and range of 2^24, 2^16, 2^8 sequence numbers.
+   */
   level: number;
+  /** The score, or on levels −3, −2, −1 the score >> 24, >> 16, >> 8. */
   points: number;
-  /** 0 on level 0; reachedSeq >> 24, >> 16, >> 8 on levels 1, 2, 3. bigint as text. */
+  /** 0 on levels −3…0; reachedSeq >> 24, >> 16, >> 8 on levels 1, 2, 3. bigint as text. */
   bucket: ColumnType<string, string | bigint | number, string | bigint | number>;
   /** The cell's count is the sum over its shards (0–3). */
   shard: number;

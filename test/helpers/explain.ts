@@ -50,10 +50,15 @@ function flatten(node: PlanNode): PlanNode[] {
   return [node, ...(node.Plans ?? []).flatMap(flatten)];
 }
 
-/** Runs `run` with a recording database, then EXPLAINs every statement it issued. */
+/**
+ * Runs `run` with a recording database, then EXPLAINs every statement it
+ * issued; with `analyze`, runs each again under EXPLAIN ANALYZE, so every
+ * node carries the rows it produced ('Actual Rows', 'Actual Loops').
+ */
 export async function explainQueriesOf(
   db: Kysely<Database>,
   run: (recording: Kysely<Database>) => Promise<unknown>,
+  options: { analyze?: boolean } = {},
 ): Promise<ExplainedQuery[]> {
   const recorder = new RecordQueries();
   await run(db.withPlugin(recorder));
@@ -61,7 +66,10 @@ export async function explainQueriesOf(
   for (const node of recorder.nodes) {
     const compiled = db.getExecutor().compileQuery(node, createQueryId());
     const result = await db.executeQuery<{ 'QUERY PLAN': unknown }>(
-      CompiledQuery.raw(`EXPLAIN (FORMAT JSON) ${compiled.sql}`, [...compiled.parameters]),
+      CompiledQuery.raw(
+        `EXPLAIN (${options.analyze ? 'ANALYZE, ' : ''}FORMAT JSON) ${compiled.sql}`,
+        [...compiled.parameters],
+      ),
     );
     const raw = result.rows[0]!['QUERY PLAN'];
     const json = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<{ Plan: PlanNode }>;

@@ -3,10 +3,13 @@ import { Migrator, sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRankedEntry, leaderboardPage, neighbours } from '../../db/queries/leaderboard.js';
 import { migrateToLatest } from '../../db/migrate.js';
-import { rebuildRankCounts } from '../../db/queries/rank.js';
+import { rebuildRankCounts, SHARDS } from '../../db/queries/rank.js';
 import { migrations } from '../../db/migrations/index.js';
 import type { Database } from '../../db/schema.js';
-import { consistencyProblems } from '../helpers/consistency.js';
+import { consistencyProblems, fullSortRanks } from '../helpers/consistency.js';
+import { explainQueriesOf, type ExplainedQuery } from '../helpers/explain.js';
+import { movePoints } from '../helpers/point-moves.js';
+import { seedEntries, type SeededUser } from '../helpers/reads.js';
 import { useTestApp } from '../helpers/test-app.js';
 import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/test-db.js';
 
@@ -335,4 +338,302 @@ describe('the boards migration', () => {
     expect((await migrator.migrateDown()).error).toBeUndefined();
     expect(await migrateToLatest(own.db)).toContain('20261123T2000_boards_rank_counts');
   });
+});
+
+/** A small seeded generator (mulberry32): the same spread on every run. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+/** The largest score an entry can hold (points is an int4). */
+const MAX_POINTS = 2 ** 31 - 1;
+
+/**
+ * Scores on both sides of every cut of the points levels (2^8, 2^16, 2^24:
+ * the first and last score of a cell and of its parent) and at the top of
+ * the int4 range.
+ */
+const BOUNDARY_POINTS = [
+  ...[2 ** 8, 2 ** 16, 2 ** 24].flatMap((cut) => [
+    cut - 1,
+    cut,
+    cut + 1,
+    2 * cut - 1,
+    2 * cut,
+    Math.min(256 * cut - 1, MAX_POINTS),
+  ]),
+  0,
+  1,
+  255,
+  2 ** 30,
+  2 ** 30 + 2 ** 24 - 1,
+  MAX_POINTS - 1,
+  MAX_POINTS,
+];
+
+/** Every entry's rank on the whole board and on its team's, against the full sort. */
+async function expectRanksOfFullSort(odb: Kysely<Database>) {
+  const expected = await fullSortRanks(odb);
+  for (const [userId, want] of expected) {
+    expect((await findRankedEntry(odb, userId))?.rank).toBe(want.global);
+    if (want.teamKey !== null) {
+      expect((await findRankedEntry(odb, userId, { team: want.teamKey }))?.rank).toBe(want.team);
+    }
+  }
+  return expected;
+}
+
+describe(`the rank order across the points levels on ${testDbKind}`, () => {
+  let own: TestDatabase;
+  let users: SeededUser[];
+  const random = seeded(28);
+
+  beforeAll(async () => {
+    own = await createTestDatabase();
+    // Boundary scores twice (a tie on each), spread scores over the whole int4
+    // range and over the first 2^17 (where levels 0 and −1 fill up), arriving
+    // in random order, on two teams and none.
+    const points = [
+      ...BOUNDARY_POINTS,
+      ...BOUNDARY_POINTS,
+      ...Array.from({ length: 120 }, () => Math.floor(random() * MAX_POINTS)),
+      ...Array.from({ length: 120 }, () => Math.floor(random() * 2 ** 17)),
+    ];
+    users = await seedEntries(
+      own.db,
+      'https://levels.test',
+      points.map((value, index) => ({
+        points: value,
+        micros: Math.floor(random() * 1e6),
+        team: ['Ajax', 'Boca', null][index % 3]!,
+      })),
+    );
+  });
+
+  afterAll(async () => {
+    await own?.destroy();
+  });
+
+  it('ranks every entry as the full sort does, on the board and on each team', async () => {
+    expect(await consistencyProblems(own.db, { only: /rank_counts/ })).toEqual([]);
+    const expected = await expectRanksOfFullSort(own.db);
+    expect(expected.size).toBe(users.length);
+    // Every points level holds cells: the sums cross each of them.
+    const { rows } = await sql<{ level: number }>`
+      SELECT DISTINCT level FROM rank_counts ORDER BY level`.execute(own.db);
+    expect(rows.map((row) => row.level)).toEqual([-3, -2, -1, 0, 1, 2, 3]);
+  });
+
+  it('keeps counts and ranks exact when writes move entries across every cut, up and down', async () => {
+    const handle = { db: own.db, statements: own.statements };
+    const onPoints = (value: number) => users.filter((user) => user.points === value);
+    let key = 0;
+    const move = async (user: SeededUser, delta: number) => {
+      const rank = await movePoints(handle, user.userId, { key: `move-${(key += 1)}`, delta });
+      user.points += delta;
+      // The rank the write statement returns is the full sort's right after it.
+      expect(rank).toBe((await fullSortRanks(own.db)).get(user.userId)!.global);
+    };
+    for (const cut of [2 ** 8, 2 ** 16, 2 ** 24]) {
+      const [below, alsoBelow] = onPoints(cut - 1);
+      const [at] = onPoints(cut);
+      await move(below!, 1); // up across the cut, onto a tie
+      await move(at!, -1); // down across it
+      await move(alsoBelow!, 2); // across it, into a new cell
+      await move(onPoints(2 * cut)[0]!, -cut - 1); // into the parent's previous cell
+    }
+    // Large jumps, both ways, and small moves inside a cell.
+    const [top] = onPoints(MAX_POINTS);
+    await move(top!, -MAX_POINTS); // to 0, the first cell of every level
+    await move(top!, 2 ** 24 + 3);
+    const spread = users.filter((user) => user.points > 1000 && user.points < MAX_POINTS - 1000);
+    for (const user of spread.slice(0, 12)) {
+      await move(user, Math.floor(random() * 2000) - 1000);
+    }
+    expect(await consistencyProblems(own.db, { only: /rank_counts/ })).toEqual([]);
+    await expectRanksOfFullSort(own.db);
+  });
+
+  it('refuses a score below zero, writing nothing', async () => {
+    const handle = { db: own.db, statements: own.statements };
+    const user = users.find((candidate) => candidate.points === 255)!;
+    await expect(
+      movePoints(handle, user.userId, { key: 'below-zero', delta: -256 }),
+    ).rejects.toThrow(/leaderboard_entries_points_check/);
+    const stored = await own.db
+      .selectFrom('leaderboardEntries')
+      .select('points')
+      .where('userId', '=', user.userId)
+      .where('board', '=', 'all')
+      .executeTakeFirstOrThrow();
+    expect(stored.points).toBe(255);
+    expect(await consistencyProblems(own.db, { only: /rank_counts/ })).toEqual([]);
+  });
+});
+
+describe('the points levels migration', () => {
+  let own: TestDatabase;
+  beforeAll(async () => {
+    own = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await own?.destroy();
+  });
+
+  it('counts existing entries on the new levels, drops the cells no rank reads, and migrates down again', async () => {
+    const migrator = new Migrator({
+      db: own.db.withoutPlugins(),
+      provider: { getMigrations: async () => migrations },
+    });
+    const names = Object.keys(migrations);
+    const name = '20261126T1000_rank_points_levels';
+    const before = names[names.indexOf(name) - 1]!;
+    expect((await migrator.migrateTo(before)).error).toBeUndefined();
+
+    // Entries and their counts as the code before this migration kept them:
+    // levels 0–3, a level-0 cell for every score.
+    const random = seeded(2026);
+    const points = [
+      ...BOUNDARY_POINTS,
+      ...Array.from({ length: 60 }, () => Math.floor(random() * 2 ** 20)),
+    ];
+    // (rebuildRankCounts is today's code: it would write levels this schema refuses.)
+    for (const [index, value] of points.entries()) {
+      const id = randomUUID();
+      await own.db
+        .insertInto('users')
+        .values({ id, issuer: 'https://migrate.test', subject: id, onboardedAt: new Date() })
+        .execute();
+      await own.db
+        .insertInto('leaderboardEntries')
+        .values({
+          board: 'all',
+          userId: id,
+          points: value,
+          reachedSeq: sql<string>`nextval('leaderboard_reached_seq')`,
+          reachedAt: new Date(),
+          updatedAt: new Date(),
+          teamKey: index % 2 ? 'ajax' : null,
+        })
+        .execute();
+    }
+    const oldCounts = sql`
+      SELECT e.board, t.team_key, l.level, e.points,
+             CASE WHEN l.level = 0 THEN 0 ELSE e.reached_seq >> (32 - 8 * l.level) END AS bucket,
+             count(*)::text AS n
+      FROM leaderboard_entries e
+      CROSS JOIN LATERAL (VALUES (''), (e.team_key)) AS t(team_key)
+      CROSS JOIN (VALUES (0), (1), (2), (3)) AS l(level)
+      WHERE t.team_key IS NOT NULL
+      GROUP BY 1, 2, 3, 4, 5`;
+    await sql`TRUNCATE rank_counts`.execute(own.db);
+    await sql`INSERT INTO rank_counts (board, team_key, level, points, bucket, shard, n)
+      SELECT board, team_key, level, points, bucket, 0, n::bigint FROM (${oldCounts}) AS o`.execute(
+      own.db,
+    );
+    const counts = async () =>
+      (
+        await sql<Record<string, unknown>>`
+          SELECT board, team_key, level, points, bucket::text, sum(n)::text AS n
+          FROM rank_counts GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`.execute(own.db)
+      ).rows;
+    const old = await counts();
+
+    const up = await migrator.migrateTo(name);
+    expect(up.results?.map((result) => result.migrationName)).toEqual([name]);
+    expect(await consistencyProblems(own.db, { only: /rank_counts/ })).toEqual([]);
+    await expectRanksOfFullSort(own.db);
+    await expect(
+      sql`UPDATE leaderboard_entries SET points = -1 WHERE points = 0`.execute(own.db),
+    ).rejects.toThrow(/leaderboard_entries_points_check/);
+
+    expect((await migrator.migrateDown()).error).toBeUndefined();
+    expect(await counts()).toEqual(old);
+    await expect(
+      sql`INSERT INTO rank_counts (board, team_key, level, points, bucket, shard, n)
+          VALUES ('all', '', -1, 1, 0, 0, 1)`.execute(own.db),
+    ).rejects.toThrow(/rank_counts_level_check/);
+    expect(await migrateToLatest(own.db)).toContain(name);
+    expect(await consistencyProblems(own.db, { only: /rank_counts/ })).toEqual([]);
+  });
+});
+
+describe(`the rows a rank reads on ${testDbKind}`, () => {
+  let own: TestDatabase;
+  const ENTRIES = 30_000;
+  /** Users at the top, middle and bottom of the board, and in the middle of its tie group. */
+  const at = new Map<string, { userId: string; teamKey: string | null }>();
+
+  beforeAll(async () => {
+    own = await createTestDatabase();
+    // Half the entries tied on one score, half spread over [0, 1,000,000):
+    // about 15,000 distinct scores, more than every level's cells together.
+    await sql`
+      INSERT INTO users (id, issuer, subject, onboarded_at)
+      SELECT gen_random_uuid(), 'https://spread.test', 'spread-' || g, now()
+      FROM generate_series(1, ${ENTRIES}::integer) AS g`.execute(own.db);
+    await sql`
+      INSERT INTO leaderboard_entries
+        (board, user_id, points, reached_seq, reached_at, updated_at, team_key)
+      SELECT 'all', u.id,
+             CASE WHEN u.g % 2 = 0 THEN 500000 ELSE (u.g::bigint * 2654435761 % 1000000)::integer END,
+             nextval('leaderboard_reached_seq'), now(), now(),
+             CASE WHEN u.g % 3 = 0 THEN 'ajax' END
+      FROM (SELECT id, substr(subject, 8)::integer AS g FROM users
+            WHERE issuer = 'https://spread.test' ORDER BY 2) AS u`.execute(own.db);
+    await rebuildRankCounts(own.db);
+    await sql`ANALYZE`.execute(own.db);
+    const { rows } = await sql<{ userId: string; teamKey: string | null; points: number }>`
+      SELECT user_id, team_key, points FROM leaderboard_entries WHERE board = 'all'
+      ORDER BY -points, reached_seq, user_id`.execute(own.db);
+    const tied = rows.filter((row) => row.points === 500000);
+    at.set('top', rows[0]!);
+    at.set('middle', rows[Math.floor(rows.length / 2)]!);
+    at.set('bottom', rows.at(-1)!);
+    at.set('middle of the tie group', tied[Math.floor(tied.length / 2)]!);
+  }, 300_000);
+
+  afterAll(async () => {
+    await own?.destroy();
+  });
+
+  /** Rows the plan's scans of `relation` read (kept or filtered out), over all loops. */
+  function rowsRead(query: ExplainedQuery, relation: string): number {
+    return query.nodes
+      .filter((node) => node['Relation Name'] === relation)
+      .reduce(
+        (sum, node) =>
+          sum +
+          (Number(node['Actual Rows']) + Number(node['Rows Removed by Filter'] ?? 0)) *
+            Number(node['Actual Loops']),
+        0,
+      );
+  }
+
+  it.each(['top', 'middle', 'bottom', 'middle of the tie group'])(
+    'the rank at the %s reads at most 256 cells × shards per level and 255 tied entries',
+    async (where) => {
+      const { userId, teamKey } = at.get(where)!;
+      const expected = (await fullSortRanks(own.db)).get(userId)!;
+      for (const team of [undefined, ...(teamKey === null ? [] : [teamKey])]) {
+        const [query] = await explainQueriesOf(
+          own.db,
+          (rdb) => findRankedEntry(rdb, userId, team === undefined ? {} : { team }),
+          { analyze: true },
+        );
+        expect(rowsRead(query!, 'rank_counts')).toBeLessThanOrEqual(7 * 256 * SHARDS);
+        // The entry itself, and the ≤ 255 entries before it in its level-3 cell.
+        expect(rowsRead(query!, 'leaderboard_entries')).toBeLessThanOrEqual(1 + 255);
+        const entry = await findRankedEntry(own.db, userId, team === undefined ? {} : { team });
+        expect(entry?.rank).toBe(team === undefined ? expected.global : expected.team);
+      }
+    },
+  );
 });

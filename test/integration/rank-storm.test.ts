@@ -1,8 +1,10 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../db/database.js';
-import type { Database } from '../../db/schema.js';
-import { consistencyProblems } from '../helpers/consistency.js';
+import { findRankedEntry } from '../../db/queries/leaderboard.js';
+import { writeBoards } from '../../src/domain/boards.js';
+import { consistencyProblems, fullSortRanks } from '../helpers/consistency.js';
+import { movePoints } from '../helpers/point-moves.js';
 import { reader, walkPages } from '../helpers/reads.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { createTestDatabase, testDbKind, type TestDatabase, openPool } from '../helpers/test-db.js';
@@ -10,8 +12,9 @@ import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer.js';
 
 /**
  * The exactness property of rank_counts: after a storm of concurrent
- * onboardings and PATCHes (ties forced, team changes, two app instances on
- * one database), every rank the API serves — /me on the global and every team
+ * onboardings, PATCHes and point moves (ties forced, scores spread over every
+ * points level, team changes, two app instances on one database), every rank
+ * the API serves — /me on the global and every team
  * board, every page, onboarding responses — equals the rank from a full SQL
  * sort of the entries (ROW_NUMBER over the same order).
  */
@@ -47,31 +50,6 @@ afterAll(async () => {
   await database?.destroy();
 });
 
-/** The expected ranks, from a full sort in SQL: global and per team. */
-async function fullSort(db: Kysely<Database>) {
-  const { rows } = await sql<{
-    userId: string;
-    teamKey: string | null;
-    globalRank: string;
-    teamRank: string | null;
-  }>`
-    SELECT user_id, team_key,
-           ROW_NUMBER() OVER (ORDER BY points DESC, reached_seq, user_id)::text AS global_rank,
-           CASE WHEN team_key IS NOT NULL THEN ROW_NUMBER() OVER (
-             PARTITION BY team_key ORDER BY points DESC, reached_seq, user_id)::text END AS team_rank
-    FROM leaderboard_entries WHERE board = 'all'`.execute(db);
-  return new Map(
-    rows.map((row) => [
-      row.userId,
-      {
-        teamKey: row.teamKey,
-        global: Number(row.globalRank),
-        team: row.teamRank === null ? null : Number(row.teamRank),
-      },
-    ]),
-  );
-}
-
 async function inBatches<T>(items: T[], size: number, work: (item: T, i: number) => Promise<void>) {
   let next = 0;
   await Promise.all(
@@ -91,6 +69,8 @@ describe(`rank exactness after a concurrent storm on ${testDbKind}`, () => {
     );
     const app = (i: number) => apps[i % 2]!;
     const statuses: number[] = [];
+    // The boards the point moves credit: fixed once, so a storm across midnight credits the same ones.
+    const boards = writeBoards(new Date());
     // Few distinct bodies, so points tie in large groups: 100, 125, 150, 175, 275.
     await inBatches(tokens, PARALLEL, async (token, i) => {
       const team = i % 4 === 0 ? null : TEAMS[i % TEAMS.length]!;
@@ -107,22 +87,42 @@ describe(`rank exactness after a concurrent storm on ${testDbKind}`, () => {
         i % 5 === 0 ? { favoriteTeam: null } : { rivalTeam: `Rival ${i % 7}` },
         i % 6 === 0 ? { favoriteTeam: TEAMS[i % TEAMS.length]!.toLowerCase() } : { name: `S${i}` },
       ];
+      const userId: string = onboarded.body.data.user.id;
+      let awarded = 0;
       for (const [k, patch] of patches.entries()) {
         const response = await app(i + k + 1).request('PATCH', '/api/user', { token, body: patch });
         statuses.push(response.status);
+        // A third of the fans earn points from activity between their PATCHes,
+        // from either instance: scores spread over [0, 2^24) (every points
+        // level), small awards that sometimes cross a 256-score cut, and
+        // debits (as reversals take points back) on the all-time board.
+        if (i % 3 !== 2) continue;
+        const move =
+          k === 2
+            ? { delta: -Math.floor(Math.random() * (awarded + 1)), boards: ['all'] }
+            : {
+                delta: Math.floor(Math.random() * (k === 0 ? 2 ** 24 : 600)),
+                boards,
+              };
+        awarded += move.delta;
+        const handle = (i + k) % 2 === 0 ? database : (second ?? database);
+        await movePoints(handle, userId, { key: `storm-${i}-${k}`, ...move });
       }
     });
     expect(statuses.filter((status) => status >= 300)).toEqual([]);
 
     const db = database.db;
     expect(await consistencyProblems(db)).toEqual([]);
-    let expected = await fullSort(db);
+    let expected = await fullSortRanks(db);
     expect(expected.size).toBe(USERS);
     const ties = await sql<{ n: string }>`SELECT max(n)::text AS n FROM (
         SELECT count(*) AS n FROM leaderboard_entries WHERE board = 'all' GROUP BY points) t`.execute(
       db,
     );
-    expect(Number(ties.rows[0]!.n)).toBeGreaterThan(USERS / 5);
+    expect(Number(ties.rows[0]!.n)).toBeGreaterThan(USERS / 10);
+    const distinct = await sql<{ n: string }>`SELECT count(DISTINCT points)::text AS n
+      FROM leaderboard_entries WHERE board = 'all'`.execute(db);
+    expect(Number(distinct.rows[0]!.n)).toBeGreaterThan(USERS / 4);
 
     // /me on the global board and on the caller's team board, over both faces and instances.
     const userIds = new Map<string, string>();
@@ -178,7 +178,7 @@ describe(`rank exactness after a concurrent storm on ${testDbKind}`, () => {
         body: { name: `Again ${i}` },
       });
       expect(response.status).toBe(200);
-      expected = await fullSort(db);
+      expected = await fullSortRanks(db);
       expect(response.body.data.leaderboardEntry.rank).toBe(
         expected.get(userIds.get(token)!)!.global,
       );
@@ -190,11 +190,25 @@ describe(`rank exactness after a concurrent storm on ${testDbKind}`, () => {
         body: i % 2 ? { favoriteTeam: TEAMS[0] } : {},
       });
       expect(response.status).toBe(201);
-      expected = await fullSort(db);
+      expected = await fullSortRanks(db);
       expect(response.body.data.leaderboardEntry.rank).toBe(
         expected.get(response.body.data.user.id)!.global,
       );
     }
+    // The season boards the awards landed on: every rank, whole board and team
+    // (last: these direct reads leave the HTTP connections idle).
+    for (const board of boards.slice(1)) {
+      const onBoard = await fullSortRanks(db, board);
+      expect(onBoard.size).toBeGreaterThan(0);
+      for (const [userId, want] of onBoard) {
+        expect((await findRankedEntry(db, userId, { board }))?.rank).toBe(want.global);
+        if (want.teamKey !== null) {
+          const team = await findRankedEntry(db, userId, { board, team: want.teamKey });
+          expect(team?.rank).toBe(want.team);
+        }
+      }
+    }
+
     expect(await consistencyProblems(db)).toEqual([]);
   }, 300_000);
 });

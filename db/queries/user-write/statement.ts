@@ -32,7 +32,7 @@ import type { Database, UserRow } from '../../schema.js';
 import { fill, Slot, type CompiledStatements } from '../../statements.js';
 import { teamKey } from '../../team-key.js';
 import { notificationOf } from '../events.js';
-import { countBucket, countDeltas, rankExpression, SHARDS, type CountDelta } from '../rank.js';
+import { addCounts, countDeltas, rankExpression, type CountDelta } from '../rank.js';
 import type { UserWritePlan } from './plan.js';
 import {
   ALL_TIME_BOARD,
@@ -253,30 +253,18 @@ function boardsPart(plan: UserWritePlan): Part | undefined {
         RETURNING board, points, reached_seq, team_key`,
       ],
       [
-        // −1 on the rows of each entry's old position, +1 on its new one, merged
-        // by key (a move that keeps a key cancels out), in key order so two
-        // writers never wait on each other's rows in opposite orders; each key
-        // lands on a random shard (db/queries/rank.ts).
+        // −1 on the cells of each entry's old position, +1 on its new one,
+        // merged by key (a move that keeps a key cancels out), in key order,
+        // each key on a random shard (db/queries/rank.ts).
         'counts',
-        sql`INSERT INTO rank_counts (board, team_key, level, points, bucket, shard, n)
-        SELECT k.board, k.team_key, k.level, k.points, k.bucket,
-               floor(random() * ${SHARDS})::smallint, k.n
-        FROM (
+        sql`${addCounts(sql`
           SELECT d.board,
                  CASE WHEN d.new_team THEN ${v.newTeamKey}::text ELSE d.team_key END AS team_key,
-                 d.level, d.points,
-                 ${countBucket(sql`coalesce(d.seq, s.seq)`, sql`d.level`)} AS bucket,
-                 sum(d.n) AS n
+                 d.points, coalesce(d.seq, s.seq) AS seq, d.n
           FROM guard g CROSS JOIN seq s
           CROSS JOIN jsonb_to_recordset(${v.deltas}::jsonb)
-            AS d(board text, team_key text, new_team boolean, level smallint, points integer,
-                 seq bigint, n integer)
-          GROUP BY 1, 2, 3, 4, 5
-        ) AS k
-        WHERE k.team_key IS NOT NULL AND k.n <> 0
-        ORDER BY k.board, k.team_key, k.level, k.points, k.bucket
-        ON CONFLICT (board, team_key, level, points, bucket, shard)
-          DO UPDATE SET n = rank_counts.n + excluded.n
+            AS d(board text, team_key text, new_team boolean, points integer, seq bigint,
+                 n integer)`)}
         RETURNING 1`,
       ],
     ],
@@ -466,12 +454,14 @@ function outboxPart(plan: UserWritePlan): Part | undefined {
   };
   return part(key, values, (v) => {
     const dateText = sql`to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-    const at = (alias: string, teamKey: RawBuilder<string> | undefined) =>
+    // The new position (n) is ranked without the user's stored entry (me).
+    const at = (alias: 'n' | 'me', teamKey: RawBuilder<string> | undefined) =>
       rankExpression({
         board: sql<string>`${ALL_TIME_BOARD}::text`,
         teamKey,
         points: sql.ref(`${alias}.points`),
         seq: sql.ref(`${alias}.reached_seq`),
+        ...(alias === 'n' && { holder: sql.ref<string>('g.id') }),
       });
     const ranks: Cte = [
       // The user's ranks after the write (and before it), whether they moved or
@@ -549,11 +539,10 @@ function outboxPart(plan: UserWritePlan): Part | undefined {
  * The all-time entry's rank after the write, from the same statement: the
  * outbox's `ranks` when it has them, else ranked here. Every CTE reads the
  * snapshot from before the write, and the rank counts only entries strictly
- * ahead, so the user's own old entry never counts (points only grow, and an
- * entry that keeps its points keeps its place) and every entry visible took
- * its number before this write took its own: a user who has just reached a
- * score is last among those who hold it. A write that lowers an entry's
- * points would have to leave its own old position out of these counts.
+ * ahead, and leaves out the user's own stored entry (still in that
+ * snapshot, ahead when the write lowers the points), and every entry visible
+ * took its number before this write took its own: a user who has just
+ * reached a score is last among those who hold it.
  */
 function rankPart(plan: UserWritePlan): Part | undefined {
   if (!plan.rank) return undefined;
@@ -575,6 +564,7 @@ function rankPart(plan: UserWritePlan): Part | undefined {
       teamKey: undefined,
       points: sql.ref('pos.points'),
       seq: sql.ref('pos.seq'),
+      holder: sql.ref('g.id'),
     });
     return {
       columns: [
