@@ -18,6 +18,12 @@ import type { Database } from '../db/schema.js';
  *   running sum) and the all-time leaderboard entry (points = balance):
  *   welcome 100 + handle 25 + team 25 + rival 25 + complete profile 100, so
  *   scores take five values and tie groups are huge, as quests make them;
+ * - with `scoreSpread` K, scores spread as points from activity spread them:
+ *   each user's balance is u(g), uniform in [0, K) (a multiplicative hash of
+ *   g, so distinct users mostly get distinct scores while K ≥ N), reached by
+ *   one more ledger row after the quests' (reason `adjustment`, delta u(g) −
+ *   the quests' points, left out when 0): the balance is still the ledger's
+ *   sum and the newest row's `balanceAfter`;
  * - reached_seq in onboarding order (g), taken from the sequence so later
  *   writes come after; team_key = lower(favorite team); rank_counts rebuilt.
  *
@@ -64,6 +70,8 @@ export async function seedUsers(
      * service must not be pointed at it (no profiles, quests or ledger).
      */
     entriesOnly?: boolean;
+    /** Scores uniform in [0, scoreSpread) instead of the quests' five values. */
+    scoreSpread?: number | undefined;
     log?: (line: string) => void;
   },
 ): Promise<SeedTimings> {
@@ -139,7 +147,13 @@ async function seedOnSession(
   session: Kysely<Database>,
   options: Parameters<typeof seedUsers>[1],
 ): Promise<SeedTimings> {
-  const { users: n, issuer, entriesOnly = false } = options;
+  const { users: n, issuer, entriesOnly = false, scoreSpread } = options;
+  if (scoreSpread !== undefined && !(Number.isSafeInteger(scoreSpread) && scoreSpread >= 1)) {
+    throw new Error('scoreSpread must be a positive integer');
+  }
+  if (scoreSpread !== undefined && scoreSpread > 2 ** 31 - 1) {
+    throw new Error('scoreSpread must be below 2^31: points are an int4');
+  }
   const timings: SeedTimings = {};
   const timed = async (name: string, work: () => Promise<unknown>) => {
     const started = performance.now();
@@ -167,7 +181,7 @@ async function seedOnSession(
         }
       });
     }
-    await insertRows(step, n, issuer, entriesOnly);
+    await insertRows(step, { n, issuer, entriesOnly, scoreSpread });
     for (const key of keys) {
       await step(
         `${key.kind} ${key.name}`,
@@ -190,7 +204,11 @@ async function seedOnSession(
 type Step = (name: string, statement: ReturnType<typeof sql>) => Promise<void>;
 
 /** The rows: one set-based INSERT per table. */
-async function insertRows(step: Step, n: number, issuer: string, entriesOnly: boolean) {
+async function insertRows(
+  step: Step,
+  options: { n: number; issuer: string; entriesOnly: boolean; scoreSpread: number | undefined },
+) {
+  const { n, issuer, entriesOnly, scoreSpread } = options;
   // Per g: the user id, and the flags every table derives its rows from.
   // An RFC 4122 version-4 layout (version nibble 4, variant 8): the API's uuid schema checks it.
   const id = sql`overlay(overlay(md5(${issuer} || '/' || g) placing '4' from 13) placing '8' from 17)::uuid`;
@@ -205,7 +223,12 @@ async function insertRows(step: Step, n: number, issuer: string, entriesOnly: bo
     sql`INSERT INTO users (id, issuer, subject, onboarded_at, created_at, updated_at)
         SELECT ${id}, ${issuer}, 'seed-' || g, ${at}, ${at}, ${at} FROM ${series}`,
   );
-  const balance = sql`(100 + 25 + 25 * ${team}::integer + 25 * ${rival}::integer + 100 * ${full}::integer)`;
+  const quested = sql`(100 + 25 + 25 * ${team}::integer + 25 * ${rival}::integer + 100 * ${full}::integer)`;
+  // u(g): g times 2^32 / φ modulo 2^32 (a permutation of 32-bit numbers), scaled to [0, K).
+  const balance =
+    scoreSpread === undefined
+      ? quested
+      : sql`((g::bigint * 2654435769 % 4294967296) * ${scoreSpread}::bigint / 4294967296)::integer`;
   if (!entriesOnly) await seedAccounts();
   async function seedAccounts() {
     await step(
@@ -263,6 +286,19 @@ async function insertRows(step: Step, n: number, issuer: string, entriesOnly: bo
         WHERE ${progress} >= q.target
         ORDER BY g, q.ord`,
     );
+    if (scoreSpread !== undefined) {
+      // After the quests' rows (a larger id): the newest row carries the balance.
+      await step(
+        'points ledger (adjustments to the spread scores)',
+        sql`INSERT INTO points_ledger
+            (user_id, delta, reason, quest_id, idempotency_key, balance_after, created_at)
+          SELECT s.id, s.balance - s.quested, 'adjustment', NULL, 'seed:spread', s.balance, s.at
+          FROM (SELECT g, ${id} AS id, ${at} AS at, ${balance} AS balance, ${quested} AS quested
+                FROM ${series} OFFSET 0) AS s
+          WHERE s.balance <> s.quested
+          ORDER BY s.g`,
+      );
+    }
   }
   await step(
     'leaderboard entries',

@@ -1,14 +1,20 @@
 /**
- * `npm run bench:seed -- [--users N] [--database-url URL] [--issuer ISS] [--no-measure]`
+ * `npm run bench:seed -- [--users N] [--score-spread K] [--database-url URL] [--issuer ISS] [--no-measure]`
  *
  * Seeds N onboarded users (bench/seed-data.ts says what they look like) and
  * measures, on that data, what grows with the number of users:
  *
  * - rank (findRankedEntry, the one statement GET /api/leaderboard/me and the
  *   pages build on) at the top, in the middle, at the bottom and inside the
- *   largest tie group; around-me (radius 5); the first page (20);
+ *   largest tie group, with the rows and buffers its plan read; around-me
+ *   (radius 5); the first page (20);
  * - first-time onboarding and PATCH through the service functions, as the
  *   procedures call them (p50/p99 of sequential calls).
+ *
+ * Scores take the quests' five values (huge ties) unless `--score-spread K`
+ * spreads them uniformly over [0, K), as points from activity do (about
+ * min(N, K) distinct scores). The spread is chosen when seeding: a seeded
+ * database keeps the scores it was seeded with.
  *
  * With `--database-url` the database at URL is created if missing, migrated,
  * seeded and left in place (a second run on a seeded database only measures),
@@ -39,6 +45,7 @@ const { values: args } = parseArgs({
     users: { type: 'string' },
     'database-url': { type: 'string' },
     issuer: { type: 'string' },
+    'score-spread': { type: 'string' },
     'no-measure': { type: 'boolean', default: false },
     // Rank timing only: users, all-time entries and counts (bench/seed-data.ts).
     'entries-only': { type: 'boolean', default: false },
@@ -47,6 +54,9 @@ const { values: args } = parseArgs({
 const users = Number(args.users ?? process.env.BENCH_SEED_USERS ?? 1_000_000);
 if (!Number.isSafeInteger(users) || users < 1)
   throw new Error('--users must be a positive integer');
+const scoreSpread = args['score-spread'] === undefined ? undefined : Number(args['score-spread']);
+if (scoreSpread !== undefined && !(Number.isSafeInteger(scoreSpread) && scoreSpread >= 1))
+  throw new Error('--score-spread must be a positive integer');
 const issuer = args.issuer ?? 'https://seed.bench.invalid';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 /** The default handle settings (HANDLE_CHANGE_COOLDOWN_DAYS, HANDLE_RESERVE_DAYS). */
@@ -138,7 +148,18 @@ async function main(): Promise<void> {
     } else {
       say('Seeding (in the database, generate_series):');
       const started = performance.now();
-      await seedUsers(db, { users, issuer, entriesOnly: args['entries-only'], log: say });
+      say(
+        scoreSpread === undefined
+          ? "Scores: the quests' five values."
+          : `Scores: uniform in [0, ${scoreSpread.toLocaleString('en')}).`,
+      );
+      await seedUsers(db, {
+        users,
+        issuer,
+        entriesOnly: args['entries-only'],
+        scoreSpread,
+        log: say,
+      });
       say(`- total: ${((performance.now() - started) / 1000).toFixed(1)} s`);
     }
     const size = await sql<{ size: string }>`
@@ -196,8 +217,11 @@ async function measure(
   ];
   say(`## Rank on the all-time board (${count.toLocaleString('en')} entries)`);
   say();
-  say('| entry | rank | findRankedEntry p50 / p99 (200 calls) | EXPLAIN ANALYZE execution |');
-  say('| --- | ---: | ---: | ---: |');
+  say(
+    '| entry | rank | findRankedEntry p50 / p99 (200 calls) | EXPLAIN ANALYZE execution ' +
+      '| rank_counts rows read | entries rows read | buffers hit / read |',
+  );
+  say('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const [label, offset] of picks) {
     const userId = await at(offset);
     const entry = await findRankedEntry(db, userId);
@@ -205,8 +229,11 @@ async function measure(
       throw new Error(`rank ${entry?.rank} for offset ${offset}: expected ${offset + 1}`);
     }
     const { p50, p99 } = await sample(200, () => findRankedEntry(db, userId));
+    const plan = await explainRank(db, userId);
     say(
-      `| ${label} | ${entry.rank.toLocaleString('en')} | ${ms(p50)} / ${ms(p99)} | ${await explainTime(db, userId)} |`,
+      `| ${label} | ${entry.rank.toLocaleString('en')} | ${ms(p50)} / ${ms(p99)} | ` +
+        `${ms(plan.executionMs)} | ${plan.rowsRead.rank_counts ?? 0} | ` +
+        `${plan.rowsRead.leaderboard_entries ?? 0} | ${plan.buffersHit} / ${plan.buffersRead} |`,
     );
   }
   const teamUser = await at(Math.floor(count / 3));
@@ -220,7 +247,7 @@ async function measure(
     );
     const rank = (await findRankedEntry(db, teamUser, { team: teamEntry }))?.rank;
     say(
-      `| a fan on the "${teamEntry}" board | ${rank?.toLocaleString('en')} | ${ms(p50)} / ${ms(p99)} | |`,
+      `| a fan on the "${teamEntry}" board | ${rank?.toLocaleString('en')} | ${ms(p50)} / ${ms(p99)} | | | | |`,
     );
   }
   say();
@@ -254,8 +281,20 @@ async function measure(
   );
 }
 
-/** Execution time of the rank statement under EXPLAIN ANALYZE. */
-async function explainTime(db: Kysely<import('../db/schema.js').Database>, userId: string) {
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+
+/**
+ * The rank statement under EXPLAIN (ANALYZE, BUFFERS): its execution time,
+ * the rows its scans read per table (kept or filtered out, over every loop:
+ * what db/queries/rank.ts bounds) and the shared buffers of the whole plan.
+ */
+async function explainRank(db: Kysely<import('../db/schema.js').Database>, userId: string) {
   const compiled: CompiledQuery[] = [];
   const recording = db.withPlugin({
     transformQuery: (args) => {
@@ -266,13 +305,33 @@ async function explainTime(db: Kysely<import('../db/schema.js').Database>, userI
   });
   await findRankedEntry(recording, userId);
   const query = compiled[0]!;
-  const result = await db.executeQuery<{ 'QUERY PLAN': string }>(
-    CompiledQuery.raw(`EXPLAIN (ANALYZE, BUFFERS) ${query.sql}`, [...query.parameters]),
+  const result = await db.executeQuery<{ 'QUERY PLAN': unknown }>(
+    CompiledQuery.raw(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${query.sql}`, [
+      ...query.parameters,
+    ]),
   );
-  const line = result.rows
-    .map((row) => row['QUERY PLAN'])
-    .find((l) => l.startsWith('Execution Time'));
-  return line?.replace('Execution Time: ', '') ?? '';
+  const raw = result.rows[0]!['QUERY PLAN'];
+  const [explained] = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<{
+    Plan: PlanNode & { 'Shared Hit Blocks': number; 'Shared Read Blocks': number };
+    'Execution Time': number;
+  }>;
+  const rowsRead: Record<string, number> = {};
+  const walk = (node: PlanNode) => {
+    const relation = node['Relation Name'];
+    if (relation) {
+      rowsRead[relation] =
+        (rowsRead[relation] ?? 0) +
+        (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops'];
+    }
+    for (const child of node.Plans ?? []) walk(child);
+  };
+  walk(explained!.Plan);
+  return {
+    executionMs: explained!['Execution Time'],
+    rowsRead,
+    buffersHit: explained!.Plan['Shared Hit Blocks'],
+    buffersRead: explained!.Plan['Shared Read Blocks'],
+  };
 }
 
 main().catch((error: unknown) => {

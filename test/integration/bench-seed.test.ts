@@ -78,3 +78,70 @@ describe(`bench:seed data on ${testDbKind}`, () => {
     expect(await consistencyProblems(db)).toEqual([]);
   }, 120_000);
 });
+
+describe(`bench:seed data with --score-spread on ${testDbKind}`, () => {
+  const SPREAD = 1_000_000;
+  let spreadDatabase: TestDatabase;
+  let spreadApp: TestApp;
+
+  beforeAll(async () => {
+    spreadDatabase = await createTestDatabase();
+    spreadApp = await startTestApp({ database: spreadDatabase });
+    await seedUsers(spreadDatabase.db, {
+      users: USERS,
+      issuer: spreadApp.issuer.issuer,
+      scoreSpread: SPREAD,
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await spreadApp?.close();
+    await spreadDatabase?.destroy();
+  });
+
+  it('spreads scores over [0, K) with the ledger, counts and ranks still exact', async () => {
+    const db = spreadDatabase.db;
+    expect(await consistencyProblems(db)).toEqual([]);
+    const { rows } = await sql<{ userId: string; points: number; rank: string }>`
+      SELECT user_id, points,
+             ROW_NUMBER() OVER (ORDER BY points DESC, reached_seq, user_id)::text AS rank
+      FROM leaderboard_entries WHERE board = 'all'`.execute(db);
+    expect(rows).toHaveLength(USERS);
+    for (const row of rows) {
+      expect(row.points).toBeGreaterThanOrEqual(0);
+      expect(row.points).toBeLessThan(SPREAD);
+    }
+    // Distinct users on distinct scores, over the whole range.
+    expect(new Set(rows.map((row) => row.points)).size).toBe(USERS);
+    expect(Math.max(...rows.map((row) => row.points))).toBeGreaterThan(SPREAD * 0.9);
+    expect(Math.min(...rows.map((row) => row.points))).toBeLessThan(SPREAD * 0.1);
+    for (const row of rows.filter((_, i) => i % 7 === 0)) {
+      expect((await findRankedEntry(db, row.userId))?.rank).toBe(Number(row.rank));
+    }
+
+    // The service serves them: the balance is the entry's, the history ends
+    // with the adjustment, and a quest award moves them on the board.
+    const token = await spreadApp.token('seed-1');
+    const me = await spreadApp.request('GET', '/api/user', { token });
+    const seeded = rows.find((row) => row.userId === me.body.data.id)!;
+    expect(me.body.data.points).toBe(seeded.points);
+    const history = await spreadApp.request('GET', '/api/user/points', { token });
+    expect(history.body.data.entries[0]).toMatchObject({
+      reason: 'adjustment',
+      balanceAfter: seeded.points,
+    });
+    const patched = await spreadApp.request('PATCH', '/api/user', {
+      token,
+      body: { rivalTeam: 'Rivals FC' },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data.points).toBe(seeded.points + 25);
+    const ranked = await spreadApp.request('GET', '/api/leaderboard/me', { token });
+    const { rows: after } = await sql<{ rank: string }>`
+      SELECT rank::text FROM (
+        SELECT user_id, ROW_NUMBER() OVER (ORDER BY points DESC, reached_seq, user_id) AS rank
+        FROM leaderboard_entries WHERE board = 'all') r
+      WHERE user_id = ${me.body.data.id}`.execute(db);
+    expect(ranked.body.data.entry.rank).toBe(Number(after[0]!.rank));
+    expect(await consistencyProblems(db)).toEqual([]);
+  }, 120_000);
+});
