@@ -139,6 +139,12 @@ export async function startTestApp(options: {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   hardenServer(server, logger);
+  // The server, its test clients and PGlite share this process's event loop:
+  // a query that blocks it past the keep-alive timeout lets the server close
+  // an idle socket just as a client reuses it (ECONNRESET on a request that
+  // never reached the app). Here only clients close idle sockets (undici
+  // after 4 s), and close() ends the rest.
+  server.keepAliveTimeout = 0;
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
