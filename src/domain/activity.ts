@@ -1,0 +1,283 @@
+import { createHash } from 'node:crypto';
+import type { Catalog, EventTypeDefinition, Versioned } from './catalog.js';
+import { periodAt, type PeriodSpan } from './periods.js';
+import { QuestBook, type ReachedTier, type StoredQuests } from './quests.js';
+import { StreakBook, type ReachedMilestone, type StoredStreak } from './streaks.js';
+
+/**
+ * Points from activity (docs/ACTIVITY.md): what one fan's events record,
+ * earn and complete, planned from the fan's state with plain functions. The
+ * caller stores the plan in one guarded write per fan, so a cap or a balance
+ * read here is exact when the write lands.
+ */
+
+/** How far back `occurredAt` may lie (the default of EVENT_MAX_AGE_HOURS). */
+export const DEFAULT_EVENT_MAX_AGE_HOURS = 7 * 24;
+/** How far ahead of the server's clock `occurredAt` may lie (clock skew between services). */
+export const EVENT_MAX_FUTURE_MS = 5 * 60_000;
+
+/** Why one event of a batch was not recorded. */
+export const REJECTION_CODES = [
+  'UNKNOWN_EVENT_TYPE',
+  'INVALID_VALUE',
+  'INVALID_SUBJECT',
+  'OCCURRED_AT_OUT_OF_RANGE',
+  'CAP_REACHED',
+  'EVENT_ID_REUSED',
+  'FAN_BANNED',
+] as const;
+export type RejectionCode = (typeof REJECTION_CODES)[number];
+
+export interface Rejection {
+  code: RejectionCode;
+  message: string;
+}
+
+/** An event as sent, after the batch's schema accepted its shape. */
+export interface SentEvent {
+  id: string;
+  subject: string;
+  type: string;
+  /** As sent: checked per event, so a bad value rejects that event only. */
+  value?: number | undefined;
+  occurredAt?: string | undefined;
+}
+
+/** The part of an event that must match when its id is sent again. */
+export function eventBodyHash(event: SentEvent): string {
+  const body = [event.subject, event.type, event.value ?? 1, event.occurredAt ?? null];
+  return createHash('sha256').update(JSON.stringify(body)).digest('base64url');
+}
+
+/** An event that passed the checks that need no state. */
+export interface AcceptedEvent {
+  /** Its place in the batch. */
+  index: number;
+  id: string;
+  type: Versioned<EventTypeDefinition>;
+  value: number;
+  occurredAt: Date;
+  bodyHash: string;
+}
+
+/**
+ * The checks that need only the catalog and the clock: a known, active type,
+ * a whole value from 1 to the type's maxValue, an `occurredAt` within the
+ * accepted window.
+ */
+export function checkEvent(
+  event: SentEvent,
+  index: number,
+  catalog: Catalog,
+  now: Date,
+  maxAgeHours: number,
+): AcceptedEvent | Rejection {
+  const type = catalog.eventTypes.get(event.type);
+  if (!type) {
+    return { code: 'UNKNOWN_EVENT_TYPE', message: `No active event type "${event.type}"` };
+  }
+  const value = event.value ?? 1;
+  const { maxValue } = type.definition;
+  if (!Number.isSafeInteger(value) || value < 1 || value > maxValue) {
+    return {
+      code: 'INVALID_VALUE',
+      message: `value must be a whole number from 1 to ${maxValue} for "${event.type}"`,
+    };
+  }
+  const occurredAt = event.occurredAt === undefined ? now : new Date(event.occurredAt);
+  const age = now.getTime() - occurredAt.getTime();
+  if (Number.isNaN(age) || age > maxAgeHours * 3_600_000 || -age > EVENT_MAX_FUTURE_MS) {
+    return {
+      code: 'OCCURRED_AT_OUT_OF_RANGE',
+      message: `occurredAt must lie within the last ${maxAgeHours} hours (and at most 5 minutes ahead)`,
+    };
+  }
+  return { index, id: event.id, type, value, occurredAt, bodyHash: eventBodyHash(event) };
+}
+
+export function isRejection(value: AcceptedEvent | Rejection): value is Rejection {
+  return 'code' in value;
+}
+
+/** The cap windows an event of this type counts in. */
+export function capWindows(type: EventTypeDefinition, at: Date): { span: PeriodSpan; cap: number }[] {
+  const windows: { span: PeriodSpan; cap: number }[] = [];
+  if (type.caps.day !== undefined) windows.push({ span: periodAt('day', at), cap: type.caps.day });
+  if (type.caps.week !== undefined) windows.push({ span: periodAt('week', at), cap: type.caps.week });
+  return windows;
+}
+
+/** The key of a fan's usage of a type in one cap window. */
+export function usageKey(type: string, span: PeriodSpan): string {
+  return `${type}|${span.kind}|${span.id}`;
+}
+
+/** What a fan's plan starts from: read with the fan's state, exact under the write's guard. */
+export interface FanActivityState {
+  balance: number;
+  /** Units already recorded (and not reversed), by usageKey, for the windows the batch touches. */
+  usage: ReadonlyMap<string, number>;
+  quests: StoredQuests;
+  streaks: ReadonlyMap<string, StoredStreak>;
+}
+
+/** Where a ledger entry's points came from (GET /api/user/points shows it). */
+export type CreditSource =
+  | { kind: 'event'; type: string; clientId: string; eventId: string }
+  | { kind: 'quest'; questId: string; period: string | null; tier: number }
+  | { kind: 'streak'; streakId: string; length: number }
+  | { kind: 'reversal'; type: string; clientId: string; eventId: string }
+  | { kind: 'adjustment'; by: string; note: string };
+
+/** One ledger entry a plan appends. */
+export interface Credit {
+  key: string;
+  delta: number;
+  source: CreditSource;
+  balanceAfter: number;
+}
+
+/** A quest tier one event completed, as its result reports it. */
+export interface CompletedQuest {
+  id: string;
+  period: string | null;
+  tier: number;
+  points: number;
+}
+
+/** An event recorded by the plan (an `activity_events` row). */
+export interface RecordedEvent {
+  event: AcceptedEvent;
+  /** The points the event itself earned (its type's points × value). */
+  points: number;
+  /** The balance after the event and everything it completed. */
+  balanceAfter: number;
+  questsCompleted: CompletedQuest[];
+}
+
+export type EventOutcome =
+  | { status: 'recorded'; recorded: RecordedEvent }
+  | { status: 'rejected'; rejection: Rejection };
+
+/** What the fan's events change, for one guarded write. */
+export interface FanActivityPlan {
+  outcomes: Map<number, EventOutcome>;
+  recorded: RecordedEvent[];
+  credits: Credit[];
+  /** The sum of the credits. */
+  awarded: number;
+  quests: QuestBook;
+  streaks: StreakBook;
+  /** Quest tiers and streak milestones in the order they were reached, for the announcements. */
+  reached: { event: AcceptedEvent; tiers: ReachedTier[]; milestones: ReachedMilestone[] }[];
+}
+
+/** The ledger key of an event's award (unique per user, like every award). */
+export function eventAwardKey(clientId: string, eventId: string): string {
+  return `event:${clientId}:${eventId}`;
+}
+
+/** The ledger key of an event's reversal. */
+export function reversalKey(clientId: string, eventId: string): string {
+  return `reversal:${clientId}:${eventId}`;
+}
+
+/**
+ * Plans a fan's accepted events, in batch order: each is capped against the
+ * fan's usage (including the batch's earlier events), earns its points, moves
+ * the quests and streaks counting its type, and earns what those reach. A
+ * capped event is rejected whole and changes nothing.
+ */
+export function planFanEvents(input: {
+  catalog: Catalog;
+  clientId: string;
+  state: FanActivityState;
+  events: readonly AcceptedEvent[];
+  now: Date;
+}): FanActivityPlan {
+  const { catalog, clientId, state, now } = input;
+  const usage = new Map(state.usage);
+  const quests = new QuestBook(catalog, state.quests);
+  const streaks = new StreakBook(catalog, state.streaks);
+  const plan: FanActivityPlan = {
+    outcomes: new Map(),
+    recorded: [],
+    credits: [],
+    awarded: 0,
+    quests,
+    streaks,
+    reached: [],
+  };
+  let balance = state.balance;
+  const credit = (key: string, delta: number, source: CreditSource) => {
+    if (delta === 0) return;
+    balance += delta;
+    plan.awarded += delta;
+    plan.credits.push({ key, delta, source, balanceAfter: balance });
+  };
+
+  for (const event of input.events) {
+    const definition = event.type.definition;
+    const windows = capWindows(definition, event.occurredAt);
+    const over = windows.find(
+      ({ span, cap }) => (usage.get(usageKey(definition.key, span)) ?? 0) + event.value > cap,
+    );
+    if (over) {
+      plan.outcomes.set(event.index, {
+        status: 'rejected',
+        rejection: {
+          code: 'CAP_REACHED',
+          message: `"${definition.key}" is capped at ${over.cap} per ${over.span.kind === 'day' ? 'day' : 'week'} (UTC) for each fan`,
+        },
+      });
+      continue;
+    }
+    for (const { span } of windows) {
+      const key = usageKey(definition.key, span);
+      usage.set(key, (usage.get(key) ?? 0) + event.value);
+    }
+
+    const points = definition.points * event.value;
+    credit(eventAwardKey(clientId, event.id), points, {
+      kind: 'event',
+      type: definition.key,
+      clientId,
+      eventId: event.id,
+    });
+    const reachedBefore = quests.plan().reached.length;
+    quests.recordEvent(definition.key, event.value, event.occurredAt, now);
+    const tiers = quests.plan().reached.slice(reachedBefore);
+    for (const tier of tiers) {
+      const { definition: quest } = tier.instance.quest;
+      credit(tier.key, tier.points, {
+        kind: 'quest',
+        questId: quest.key,
+        period: tier.instance.span?.id ?? null,
+        tier: tier.tierIndex + 1,
+      });
+    }
+    const { milestones } = streaks.recordEvent(definition.key, event.occurredAt);
+    for (const milestone of milestones) {
+      credit(milestone.key, milestone.points, {
+        kind: 'streak',
+        streakId: milestone.streak.definition.key,
+        length: milestone.length,
+      });
+    }
+    const recorded: RecordedEvent = {
+      event,
+      points,
+      balanceAfter: balance,
+      questsCompleted: tiers.map((tier) => ({
+        id: tier.instance.quest.definition.key,
+        period: tier.instance.span?.id ?? null,
+        tier: tier.tierIndex + 1,
+        points: tier.points,
+      })),
+    };
+    plan.recorded.push(recorded);
+    plan.reached.push({ event, tiers, milestones });
+    plan.outcomes.set(event.index, { status: 'recorded', recorded });
+  }
+  return plan;
+}
