@@ -20,6 +20,10 @@ export interface Database {
   webhookDeliveries: WebhookDeliveriesTable;
   seasonArchives: SeasonArchivesTable;
   seasonStandings: SeasonStandingsTable;
+  catalogDefinitions: CatalogDefinitionsTable;
+  catalogRevision: CatalogRevisionTable;
+  activityEvents: ActivityEventsTable;
+  userStreaks: UserStreaksTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -62,7 +66,13 @@ export interface PointsLedgerTable {
   idempotencyKey: string;
   balanceAfter: number;
   createdAt: Generated<Date>;
+  /** Where the points came from: quest, event, reversal, streak or adjustment. */
+  source: Generated<LedgerSource>;
+  /** The source's details (src/domain/activity.ts CreditSource, without its kind). */
+  sourceDetail: ColumnType<unknown, string | null | undefined, never>;
 }
+
+export type LedgerSource = 'quest' | 'event' | 'reversal' | 'streak' | 'adjustment';
 
 /**
  * One entry per (board, user). Boards (db/queries/user-write/ writes them,
@@ -128,6 +138,9 @@ export interface RankCountsTable {
 export interface UserQuestsTable {
   userId: string;
   questId: string;
+  /** The period of a repeating quest (`2026-11-25`, `2026-W48`, `2026-11`); '' for a one-time one. */
+  period: Generated<string>;
+  tiersReached: Generated<number>;
   progress: number;
   target: number;
   status: 'in_progress' | 'completed';
@@ -182,12 +195,19 @@ export interface HandleHistoryTable {
   changedAt: Generated<Date>;
 }
 
-/** A quest's state as stored per user (a user_quests row without its keys and clock). */
+/** A quest's state as stored per user and period (a user_quests row without the user and clock). */
 export interface StoredQuest {
   questId: string;
+  /** The period's id for a repeating quest (`2026-11-25`, `2026-W48`, `2026-11`); '' for a one-time one. */
+  period: string;
   progress: number;
+  /** The next tier's target; the last tier's once every tier is reached. */
   target: number;
+  /** How many tiers have been reached (and awarded). */
+  tiersReached: number;
+  /** `completed` once every tier is reached; it never goes back. */
   status: 'in_progress' | 'completed';
+  /** When the last tier was reached; once set, never moves. */
   completedAt: Date | null;
 }
 
@@ -218,3 +238,52 @@ export interface SeasonStandingsTable {
   userId: string | null;
   points: number;
 }
+
+/** Every version of every definition of the game (docs/CATALOG.md). */
+export interface CatalogDefinitionsTable {
+  kind: 'event_type' | 'quest' | 'streak';
+  key: string;
+  version: number;
+  definition: ColumnType<unknown, string, never>;
+  retired: Generated<boolean>;
+  /** The admin client (or `default-catalog`) that made this version. */
+  changedBy: string;
+  changedAt: Generated<Date>;
+}
+
+/** One row: moved by every catalog change. bigint as text. */
+export interface CatalogRevisionTable {
+  id: Generated<boolean>;
+  revision: ColumnType<string, string | number, string | number>;
+}
+
+/** Every event recorded from another service (docs/ACTIVITY.md). */
+export interface ActivityEventsTable {
+  id: ColumnType<string, never, never>;
+  clientId: string;
+  eventId: string;
+  userId: string;
+  type: string;
+  typeVersion: number;
+  value: number;
+  occurredAt: ColumnType<Date, Date | string, never>;
+  /** What must match when the id is sent again (src/domain/activity.ts eventBodyHash). */
+  bodyHash: string;
+  points: number;
+  balanceAfter: number;
+  questsCompleted: ColumnType<unknown, string | undefined, never>;
+  recordedAt: Generated<Date>;
+  reversedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export interface UserStreaksTable {
+  userId: string;
+  streakId: string;
+  current: number;
+  best: number;
+  lastPeriodStart: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  runStartedAt: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  updatedAt: Timestamp;
+}
+
+export type ActivityEventRow = Selectable<ActivityEventsTable>;
