@@ -281,9 +281,14 @@ export interface UserStreaksTable {
   streakId: string;
   current: number;
   best: number;
+  /** The start of the last period with a qualifying event; null before the first. */
   lastPeriodStart: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  /** The start of the current run's first period. */
   runStartedAt: ColumnType<Date | null, Date | string | null, Date | string | null>;
   updatedAt: Timestamp;
 }
 
 export type ActivityEventRow = Selectable<ActivityEventsTable>;
+
+/** A streak's state as stored per user (a user_streaks row without the user and clock). */
+export type StoredStreak = Omit<Selectable<UserStreaksTable>, 'userId' | 'updatedAt'>;

@@ -2,9 +2,12 @@ import type { z } from 'zod';
 import type { RankedEntry } from '../db/queries/leaderboard.js';
 import type { LedgerRow, ProfileFields, ProfileRow, UserRow } from '../db/schema.js';
 import { PROFILE_FIELDS } from '../db/profile-fields.js';
+import { announcedQuest } from '../src/domain/events.js';
+import { creditSource } from '../src/domain/ledger.js';
 import { EMPTY_PROFILE } from '../src/domain/profile.js';
+import type { StreakView } from '../src/domain/streaks.js';
 import { seasonOfBoard } from '../src/domain/seasons.js';
-import type { AccountExport } from '../src/services/account.js';
+import type { AccountExport, GameProgress } from '../src/services/account.js';
 import type { ArchivedEntry, AroundMe, BoardView } from '../src/services/leaderboard.js';
 import type { Season, SeasonPeriod } from '../src/domain/seasons.js';
 import type { Page } from '../src/services/page.js';
@@ -17,8 +20,10 @@ import type {
   LeaderboardSeasonsSchema,
   PointsHistoryPageSchema,
   LedgerEntrySchema,
+  QuestListSchema,
   QuestProgressSchema,
   QuestSyncSchema,
+  StreakSchema,
   UpdatedProfileSchema,
   UserSchema,
 } from './schemas.js';
@@ -87,22 +92,33 @@ export function toLedgerEntry(row: LedgerRow): z.infer<typeof LedgerEntrySchema>
     delta: row.delta,
     reason: row.reason,
     questId: row.questId,
+    source: creditSource(row),
     balanceAfter: row.balanceAfter,
     createdAt: iso(row.createdAt),
   };
 }
 
 export function toQuestProgress(view: QuestProgressView): z.infer<typeof QuestProgressSchema> {
+  return announcedQuest(view);
+}
+
+export function toStreak(view: StreakView): z.infer<typeof StreakSchema> {
+  const { key, title, description, period, milestones } = view.streak.definition;
   return {
-    id: view.quest.id,
-    title: view.quest.title,
-    description: view.quest.description,
-    points: view.quest.points,
-    progress: view.state.progress,
-    target: view.state.target,
-    status: view.state.status,
-    completedAt: isoOrNull(view.state.completedAt),
+    id: key,
+    title,
+    description,
+    period,
+    current: view.current,
+    best: view.best,
+    nextDeadline: isoOrNull(view.nextDeadline),
+    countedThisPeriod: view.countedThisPeriod,
+    milestones: milestones.map(({ length, points }) => ({ length, points })),
   };
+}
+
+export function toQuestList(game: GameProgress): z.infer<typeof QuestListSchema> {
+  return { quests: game.quests.map(toQuestProgress), streaks: game.streaks.map(toStreak) };
 }
 
 export function toQuestSync(sync: QuestSyncResult): z.infer<typeof QuestSyncSchema> {
@@ -164,6 +180,17 @@ export function toAccountExport(account: AccountExport): z.infer<typeof AccountE
     })),
     pointsLedger: { balance: account.points, entries: account.ledger.map(toLedgerEntry) },
     quests: account.quests.map(toQuestProgress),
+    streaks: account.streaks.map(toStreak),
+    activity: account.activity.map((event) => ({
+      clientId: event.clientId,
+      eventId: event.eventId,
+      type: event.type,
+      value: event.value,
+      occurredAt: iso(event.occurredAt),
+      points: event.points,
+      recordedAt: iso(event.recordedAt),
+      reversedAt: isoOrNull(event.reversedAt),
+    })),
     boards: account.boards.map(({ board, entry }) => {
       const season = seasonOfBoard(board);
       return {

@@ -1,10 +1,11 @@
 import { mergeRouters } from '../src/trpc/init.js';
+import { eventsRouter } from './events.js';
 import { leaderboardRouter } from './leaderboard.js';
 import { liveRouter } from './live.js';
 import { userRouter } from './user.js';
 
 /** Every procedure, flat: tRPC paths are `updateUser`, `onboardProfile`, … */
-export const appRouter = mergeRouters(userRouter, leaderboardRouter, liveRouter);
+export const appRouter = mergeRouters(userRouter, leaderboardRouter, liveRouter, eventsRouter);
 
 /** The type a TypeScript client imports: `import type { AppRouter } from 'user-profile-service'`. */
 export type AppRouter = typeof appRouter;

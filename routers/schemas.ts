@@ -7,6 +7,8 @@ import {
 import { PROFILE_FIELDS, type ProfileField } from '../db/profile-fields.js';
 import { profileFieldSchemas, teamFilterSchema } from '../src/domain/profile.js';
 import { POINTS_HISTORY_LIMIT } from '../src/services/profile.js';
+import { eventSubjectProblem } from '../src/auth/subject.js';
+import { REJECTION_CODES } from '../src/domain/activity.js';
 
 /**
  * Input and output schemas of every router. Each carries an `id`, so openapi.json
@@ -51,12 +53,50 @@ export const LeaderboardEntrySchema = z
   })
   .meta({ id: 'LeaderboardEntry' });
 
+/** Where a ledger entry's points came from (src/domain/ledger.ts CreditSource). */
+export const CreditSourceSchema = z
+  .discriminatedUnion('kind', [
+    z.object({
+      kind: z.literal('quest'),
+      questId: z.string(),
+      period: z
+        .string()
+        .nullable()
+        .meta({ description: 'The period of a repeating quest; null for a one-time quest' }),
+      tier: z.number().int().min(1),
+    }),
+    z.object({
+      kind: z.literal('event'),
+      type: z.string(),
+      clientId: z.string().meta({ description: 'The service that sent the event' }),
+      eventId: z.string().meta({ description: 'The sender’s id of the event' }),
+    }),
+    z.object({
+      kind: z.literal('streak'),
+      streakId: z.string(),
+      length: z.number().int().min(1),
+    }),
+    z.object({
+      kind: z.literal('reversal'),
+      type: z.string(),
+      clientId: z.string(),
+      eventId: z.string().meta({ description: 'The event reversed' }),
+    }),
+    z.object({
+      kind: z.literal('adjustment'),
+      by: z.string().meta({ description: 'The admin client that made it' }),
+      note: z.string(),
+    }),
+  ])
+  .meta({ id: 'CreditSource', description: 'What earned (or took back) these points' });
+
 export const LedgerEntrySchema = z
   .object({
     id: z.string().meta({ description: 'Opaque entry id' }),
     delta: points,
     reason: z.string(),
     questId: z.string().nullable(),
+    source: CreditSourceSchema,
     balanceAfter: points,
     createdAt: time,
   })
@@ -77,13 +117,53 @@ export const QuestProgressSchema = z
     id: z.string(),
     title: z.string(),
     description: z.string(),
-    points,
+    points: points.meta({
+      description: 'What the next tier awards (the last tier’s once all are reached)',
+    }),
     progress: z.number().int().min(0),
-    target: z.number().int().min(1),
-    status: z.enum(['in_progress', 'completed']),
+    target: z.number().int().min(1).meta({ description: 'The next tier’s target' }),
+    status: z
+      .enum(['in_progress', 'completed'])
+      .meta({ description: 'completed once every tier is reached' }),
     completedAt: time.nullable(),
+    period: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'A repeating quest’s period (2026-11-25, 2026-W48, 2026-11: UTC day, ISO week, month); ' +
+          'null for a one-time quest',
+      }),
+    resetsAt: time
+      .nullable()
+      .meta({ description: 'When a repeating quest starts afresh; null for a one-time quest' }),
+    tiersReached: z.number().int().min(0),
+    tiers: z
+      .array(z.object({ target: z.number().int().min(1), points }))
+      .meta({ description: 'Each tier’s target and points, in order' }),
   })
   .meta({ id: 'QuestProgress' });
+
+export const StreakSchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    description: z.string(),
+    period: z.enum(['day', 'week']).meta({ description: 'Counted in UTC days or ISO weeks' }),
+    current: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: 'Consecutive periods with a qualifying event; 0 once broken' }),
+    best: z.number().int().min(0),
+    nextDeadline: time.nullable().meta({
+      description:
+        'The streak breaks unless a qualifying event happens before this; null when none',
+    }),
+    countedThisPeriod: z.boolean(),
+    milestones: z.array(z.object({ length: z.number().int().min(1), points })),
+  })
+  .meta({ id: 'Streak' });
 
 export const QuestSyncSchema = z
   .object({
@@ -315,9 +395,11 @@ export const PointsHistoryPageSchema = z
 
 export const QuestListSchema = z
   .object({
-    quests: z
-      .array(QuestProgressSchema)
-      .meta({ description: 'Every active quest with the caller’s progress, in display order' }),
+    quests: z.array(QuestProgressSchema).meta({
+      description:
+        'Every active quest in the period holding now, with the caller’s progress, in display order',
+    }),
+    streaks: z.array(StreakSchema).meta({ description: 'Every active streak' }),
   })
   .meta({ id: 'QuestList' });
 
@@ -367,6 +449,21 @@ export const AccountExportSchema = z
       })
       .meta({ description: 'Every points entry ever recorded for you' }),
     quests: z.array(QuestProgressSchema),
+    streaks: z.array(StreakSchema),
+    activity: z
+      .array(
+        z.object({
+          clientId: z.string(),
+          eventId: z.string(),
+          type: z.string(),
+          value: z.number().int().min(1),
+          occurredAt: time,
+          points,
+          recordedAt: time,
+          reversedAt: time.nullable(),
+        }),
+      )
+      .meta({ description: 'Every event other services recorded for you, oldest first' }),
     boards: z
       .array(BoardStandingSchema)
       .meta({ description: 'Your entry on each board you are on, with its rank now' }),
@@ -379,3 +476,108 @@ export const AccountDeletionSchema = z
     deletedAt: time,
   })
   .meta({ id: 'AccountDeletion' });
+
+// ---------------------------------------------------------------------------
+// Points from activity: events from other services (docs/ACTIVITY.md).
+
+/** Most events in one batch. */
+export const MAX_EVENTS_PER_BATCH = 100;
+
+const EventInputSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .regex(/^[\x21-\x7E]{1,128}$/, 'Must be 1–128 printable ASCII characters, no spaces')
+      .meta({
+        description:
+          'Your idempotency key for this event: sending the same id again records nothing twice',
+      }),
+    subject: z
+      .string()
+      .superRefine((value, ctx) => {
+        const problem = eventSubjectProblem(value);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .meta({ description: 'The fan’s `sub` at the shared identity provider' }),
+    type: z.string().min(1).max(64).meta({ description: 'An event type of the catalog' }),
+    value: z.number().optional().meta({
+      description:
+        'A whole number from 1 to the type’s maxValue (default 1); any other number rejects this event (INVALID_VALUE)',
+    }),
+    occurredAt: z.iso.datetime({ offset: true }).optional().meta({
+      description:
+        'When it happened (default: when received); at most EVENT_MAX_AGE_HOURS ago and 5 minutes ahead',
+    }),
+  })
+  .meta({ id: 'EventInput' });
+
+export const RecordEventsInput = z
+  .strictObject({
+    events: z.array(EventInputSchema).min(1).max(MAX_EVENTS_PER_BATCH),
+  })
+  .meta({ id: 'RecordEventsInput' });
+
+const CompletedQuestSchema = z
+  .object({
+    id: z.string(),
+    period: z.string().nullable(),
+    tier: z.number().int().min(1),
+    points,
+  })
+  .meta({ id: 'CompletedQuest' });
+
+const recordedFields = {
+  id: z.string(),
+  points: points.meta({ description: 'What the event itself earned (its type’s points × value)' }),
+  balance: points.meta({ description: 'The fan’s balance after the event and what it completed' }),
+  questsCompleted: z.array(CompletedQuestSchema),
+  reversed: z.boolean().meta({ description: 'Whether the event has since been reversed' }),
+};
+
+export const EventResultSchema = z
+  .discriminatedUnion('status', [
+    z.object({ status: z.literal('recorded'), ...recordedFields }),
+    z
+      .object({
+        status: z.literal('duplicate'),
+        ...recordedFields,
+      })
+      .meta({
+        description: 'The id was recorded before: its original result; nothing awarded twice',
+      }),
+    z.object({
+      status: z.literal('rejected'),
+      id: z.string(),
+      error: z.object({
+        code: z.enum(REJECTION_CODES),
+        message: z.string(),
+      }),
+    }),
+  ])
+  .meta({ id: 'EventResult' });
+
+export const RecordEventsSchema = z
+  .object({
+    results: z.array(EventResultSchema).meta({ description: 'One per event, in the order sent' }),
+  })
+  .meta({ id: 'RecordEvents' });
+
+export const ReverseEventInput = z
+  .strictObject({
+    id: z
+      .string()
+      .regex(/^[\x21-\x7E]{1,128}$/)
+      .meta({ description: 'The id you sent the event with' }),
+  })
+  .meta({ id: 'ReverseEventInput' });
+
+export const ReversalSchema = z
+  .object({
+    id: z.string(),
+    status: z
+      .enum(['reversed', 'already_reversed'])
+      .meta({ description: 'already_reversed: an earlier call reversed it; nothing changed' }),
+    points: points.meta({ description: 'The points taken back (negative), or 0' }),
+    balance: points.meta({ description: 'The fan’s balance now' }),
+  })
+  .meta({ id: 'Reversal' });

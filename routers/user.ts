@@ -13,7 +13,7 @@ import {
   toLeaderboardEntry,
   toLedgerEntry,
   toPointsHistoryPage,
-  toQuestProgress,
+  toQuestList,
   toQuestSync,
   toUpdatedProfile,
   toUser,
@@ -139,10 +139,12 @@ export const userRouter = router({
       openapi: {
         method: 'GET',
         path: '/api/user/quests',
-        summary: 'Every active quest with the signed-in user’s progress',
+        summary: 'Every active quest and streak with the signed-in user’s progress',
         description:
-          'Before onboarding, progress is computed from the profile and no quest is completed ' +
-          'yet: onboarding completes and awards them.',
+          'Every active quest in the period holding now (a repeating quest shows its period and ' +
+          'when it resets), and every streak with its next deadline. Before onboarding, profile ' +
+          'quests show their progress from the profile and none is completed yet: onboarding ' +
+          'completes and awards them.',
         tags: ['user'],
         errorResponses: READ_ERRORS,
         protect: true,
@@ -150,8 +152,9 @@ export const userRouter = router({
     })
     .output(success(QuestListSchema))
     .query(async ({ ctx }) => {
-      const quests = await getQuests(ctx.deps.db, ctx.userId);
-      return ok({ quests: quests.map(toQuestProgress) });
+      const catalog = await ctx.deps.catalog.current();
+      const game = await getQuests(ctx.deps.db, catalog, ctx.userId, ctx.deps.clock());
+      return ok(toQuestList(game));
     }),
 
   exportAccount: protectedProcedure
@@ -172,7 +175,8 @@ export const userRouter = router({
     })
     .output(success(AccountExportSchema))
     .query(async ({ ctx }) => {
-      const account = await exportAccount(ctx.deps.db, ctx.userId);
+      const catalog = await ctx.deps.catalog.current();
+      const account = await exportAccount(ctx.deps.db, catalog, ctx.userId, ctx.deps.clock());
       return ok(toAccountExport(account));
     }),
 

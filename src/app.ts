@@ -6,6 +6,7 @@ import type { DatabaseHandle } from '../db/database.js';
 import { appRouter } from '../routers/index.js';
 import { withTokenCache } from './auth/token-cache.js';
 import { createUserIdResolver } from './auth/user-ids.js';
+import { CatalogCache } from './services/catalog.js';
 import { UserStateCache } from './services/state-cache.js';
 import type { AuthVerifier } from './auth/verifier.js';
 import type { Config } from './config.js';
@@ -83,6 +84,7 @@ export function createApp({
     serviceRateLimiter: limiter('service:', config.rateLimit.perService),
     userIds,
     userStates: new UserStateCache(config.userStateCacheSize),
+    catalog: new CatalogCache(database.db, { refreshMs: config.catalogRefreshMs, logger }),
     clock,
     live: { hub: live.hub, boards: live.boards },
   };

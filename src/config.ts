@@ -2,6 +2,7 @@ import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { clientIdProblem } from './auth/subject.js';
+import { DEFAULT_EVENT_MAX_AGE_HOURS } from './domain/activity.js';
 import type { HandlePolicy } from './domain/handles.js';
 import { SEASON_ARCHIVE_TIMEOUT_MS } from './domain/seasons.js';
 
@@ -42,6 +43,13 @@ export interface Config {
   readonly serviceClientIds: readonly string[] | undefined;
   /** Users whose state after their last write this instance keeps (src/services/state-cache.ts); 0 disables. */
   readonly userStateCacheSize: number;
+  /** How old this instance's copy of the catalog may be before it checks for changes (docs/CATALOG.md). */
+  readonly catalogRefreshMs: number;
+  /** Events from other services (docs/ACTIVITY.md). */
+  readonly activity: {
+    /** How far in the past an event's `occurredAt` may lie. */
+    readonly maxAgeHours: number;
+  };
   /**
    * Requests per minute (0 turns that limit off); with `redisUrl`, counted in
    * Redis under `redisKeyPrefix`, so every instance sharing it shares the limits.
@@ -141,6 +149,8 @@ const envSchema = z.object({
   AUTH_AUDIENCE: optionalString,
   AUTH_TOKEN_CACHE_SECONDS: int(60, 0, 3600),
   USER_STATE_CACHE_SIZE: int(2_000, 0, 1_000_000),
+  CATALOG_REFRESH_MS: int(2_000, 0, 60_000),
+  EVENT_MAX_AGE_HOURS: int(DEFAULT_EVENT_MAX_AGE_HOURS, 1, 24 * 31),
   SERVICE_CLIENT_IDS: optionalString.refine(
     (value) =>
       value === undefined ||
@@ -388,6 +398,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     serviceClientIds:
       e.SERVICE_CLIENT_IDS === undefined ? undefined : Object.freeze(list(e.SERVICE_CLIENT_IDS)),
     userStateCacheSize: e.USER_STATE_CACHE_SIZE,
+    catalogRefreshMs: e.CATALOG_REFRESH_MS,
+    activity: Object.freeze({ maxAgeHours: e.EVENT_MAX_AGE_HOURS }),
     rateLimit: Object.freeze({
       perUser: e.RATE_LIMIT_PER_USER,
       perService: e.RATE_LIMIT_PER_SERVICE,

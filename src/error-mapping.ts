@@ -29,6 +29,7 @@ export const ERROR_TABLE: Record<ErrorCode, { trpc: TRPC_ERROR_CODE_KEY; status:
   METHOD_NOT_ALLOWED: { trpc: 'METHOD_NOT_SUPPORTED', status: 405 },
   HANDLE_TAKEN: { trpc: 'CONFLICT', status: 409 },
   HANDLE_CHANGE_COOLDOWN: { trpc: 'CONFLICT', status: 409 },
+  INSUFFICIENT_BALANCE: { trpc: 'CONFLICT', status: 409 },
   PAYLOAD_TOO_LARGE: { trpc: 'PAYLOAD_TOO_LARGE', status: 413 },
   UNSUPPORTED_MEDIA_TYPE: { trpc: 'UNSUPPORTED_MEDIA_TYPE', status: 415 },
   RATE_LIMITED: { trpc: 'TOO_MANY_REQUESTS', status: 429 },

@@ -17,6 +17,12 @@ export const TAGS = [
   },
   { name: 'leaderboard', description: 'Ranks by points: the whole board, team boards, and you.' },
   {
+    name: 'events',
+    description:
+      'For the fan app’s other services (a service token with the events:write scope): points ' +
+      'from activity, exactly once.',
+  },
+  {
     name: 'health',
     description: 'Liveness and readiness, for load balancers and orchestrators. No token needed.',
   },
@@ -109,6 +115,13 @@ const ERROR_EXAMPLES: Record<ErrorCode, ErrorBody> = {
         'You changed your handle recently: the next change is allowed from 2026-12-23T19:00:00.000Z',
       issues: [{ path: 'handle', message: 'Handle changes are on cooldown' }],
       retryAt: '2026-12-23T19:00:00.000Z',
+    },
+  },
+  INSUFFICIENT_BALANCE: {
+    success: false,
+    error: {
+      code: 'INSUFFICIENT_BALANCE',
+      message: 'Reversing "checkin-42" would take the fan\'s balance below 0: adjust it first',
     },
   },
   PAYLOAD_TOO_LARGE: {

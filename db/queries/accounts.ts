@@ -35,18 +35,24 @@ export async function lockIdentityUser(
 const TOMBSTONE_TIME = new Date(0);
 
 /**
- * Moves the user's ledger rows to a new tombstone user (a random id, no
- * identity, no time), the one UPDATE the ledger's trigger allows. Nothing
- * links the tombstone to the account it came from. No-op without ledger rows.
+ * Moves the user's ledger rows, and the events other services recorded for
+ * the user (their ids stay taken: a resent event is a duplicate, never a new
+ * award), to a new tombstone user (a random id, no identity, no time): for
+ * the ledger, the one UPDATE its trigger allows. Nothing links the tombstone
+ * to the account it came from. No-op without either.
  */
 export async function pseudonymiseLedger(trx: Kysely<Database>, userId: string): Promise<void> {
-  const hasLedger = await trx
-    .selectFrom('pointsLedger')
-    .select('id')
-    .where('userId', '=', userId)
-    .limit(1)
-    .executeTakeFirst();
-  if (!hasLedger) return;
+  const kept = await trx
+    .selectNoFrom((eb) => [
+      eb
+        .exists(eb.selectFrom('pointsLedger').select('id').where('userId', '=', userId))
+        .as('ledger'),
+      eb
+        .exists(eb.selectFrom('activityEvents').select('id').where('userId', '=', userId))
+        .as('activity'),
+    ])
+    .executeTakeFirstOrThrow();
+  if (!kept.ledger && !kept.activity) return;
   const tombstone = await trx
     .insertInto('users')
     .values({
@@ -61,6 +67,11 @@ export async function pseudonymiseLedger(trx: Kysely<Database>, userId: string):
     .executeTakeFirstOrThrow();
   await trx
     .updateTable('pointsLedger')
+    .set({ userId: tombstone.id })
+    .where('userId', '=', userId)
+    .execute();
+  await trx
+    .updateTable('activityEvents')
     .set({ userId: tombstone.id })
     .where('userId', '=', userId)
     .execute();

@@ -1,14 +1,30 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database, LedgerRow } from '../schema.js';
 
-/** The user's balance as kept on the leaderboard row (0 before onboarding). */
+/**
+ * The user's balance: kept on the all-time board's entry once onboarded;
+ * before, the newest ledger entry's balanceAfter (events from other services
+ * award points before onboarding); 0 without either.
+ */
 export async function findBalance(db: Kysely<Database>, userId: string): Promise<number> {
   const row = await db
-    .selectFrom('leaderboardEntries')
-    .select('points')
-    .where('userId', '=', userId)
-    .executeTakeFirst();
-  return row?.points ?? 0;
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom('leaderboardEntries')
+        .select('points')
+        .where('userId', '=', userId)
+        .where('board', '=', 'all')
+        .as('entry'),
+      eb
+        .selectFrom('pointsLedger')
+        .select('balanceAfter')
+        .where('userId', '=', userId)
+        .orderBy('id', 'desc')
+        .limit(1)
+        .as('ledger'),
+    ])
+    .executeTakeFirstOrThrow();
+  return row.entry ?? row.ledger ?? 0;
 }
 
 /**
@@ -34,4 +50,26 @@ export function allLedgerEntries(db: Kysely<Database>, userId: string): Promise<
     .where('userId', '=', userId)
     .orderBy('id', 'asc')
     .execute();
+}
+
+/**
+ * The sum of the user's ledger deltas since each of `since` (one per time,
+ * in order): what the user earned in a season so far.
+ */
+export async function ledgerPointsSince(
+  db: Kysely<Database>,
+  userId: string,
+  since: readonly Date[],
+): Promise<number[]> {
+  const row = await db
+    .selectFrom('pointsLedger')
+    .select(
+      since.map((from, i) =>
+        sql<string | null>`sum(delta) FILTER (WHERE created_at >= ${from})`.as(`s${i}`),
+      ),
+    )
+    .where('userId', '=', userId)
+    .executeTakeFirstOrThrow();
+  const sums = row as Record<string, string | null>;
+  return since.map((_, i) => Number(sums[`s${i}`] ?? 0));
 }

@@ -145,3 +145,17 @@ export async function seasonBoardsBefore(
     .execute();
   return rows.map((row) => row.board);
 }
+
+/** Which of `boards` have been archived (their standings are final). */
+export async function archivedAmong(
+  db: Kysely<Database>,
+  boards: readonly string[],
+): Promise<Set<string>> {
+  if (boards.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('seasonArchives')
+    .select('board')
+    .where('board', 'in', [...boards])
+    .execute();
+  return new Set(rows.map((row) => row.board));
+}

@@ -39,6 +39,43 @@ export async function ensureUser(
   }
 }
 
+/**
+ * The user ids of many subjects of one issuer, each created on first sight
+ * (users of other services' events: docs/ACTIVITY.md). One insert for the
+ * new ones, one read for the rest; race-free like ensureUser, and tried
+ * again for any subject whose row a deletion removed in between.
+ */
+export async function ensureUsers(
+  db: Kysely<Database>,
+  issuer: string,
+  subjects: readonly string[],
+): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
+  // In one order everywhere: two batches inserting the same new subjects never wait on each other crosswise.
+  let missing = [...new Set(subjects)].sort();
+  while (missing.length > 0) {
+    const inserted = await db
+      .insertInto('users')
+      .values(missing.map((subject) => ({ id: timeOrderedUuid(), issuer, subject })))
+      .onConflict((oc) => oc.columns(['issuer', 'subject']).doNothing())
+      .returning(['id', 'subject'])
+      .execute();
+    for (const row of inserted) ids.set(row.subject, row.id);
+    const rest = missing.filter((subject) => !ids.has(subject));
+    if (rest.length > 0) {
+      const found = await db
+        .selectFrom('users')
+        .select(['id', 'subject'])
+        .where('issuer', '=', issuer)
+        .where('subject', 'in', rest)
+        .execute();
+      for (const row of found) ids.set(row.subject, row.id);
+    }
+    missing = missing.filter((subject) => !ids.has(subject));
+  }
+  return ids;
+}
+
 export function findUserByIdentity(
   db: Kysely<Database>,
   issuer: string,

@@ -24,17 +24,49 @@ export function clientIdProblem(clientId: unknown, claim: 'client_id' | 'azp'): 
   return identifierProblem(clientId, claim, 'client id');
 }
 
+/**
+ * Why a subject named in an event from another service (docs/ACTIVITY.md)
+ * cannot name a fan: the rules of a token's `sub`, since it keys the same users.
+ */
+export function eventSubjectProblem(subject: unknown): string | undefined {
+  switch (identifierFault(subject)) {
+    case 'empty':
+      return 'Must be a non-empty string: the fan’s `sub` at the identity provider';
+    case 'unicode':
+      return 'Must be valid Unicode text';
+    case 'control':
+      return 'Must not contain control characters';
+    case 'long':
+      return `Must be at most ${MAX_SUBJECT_LENGTH} characters`;
+    default:
+      return undefined;
+  }
+}
+
 function identifierProblem(value: unknown, claim: string, what: string): string | undefined {
-  if (typeof value !== 'string' || value === '')
-    return `The token has no ${what} ("${claim}" claim)`;
-  if (!value.isWellFormed()) return `The token's "${claim}" claim is not valid Unicode text`;
-  if (CONTROL.test(value)) return `The token's "${claim}" claim contains control characters`;
+  switch (identifierFault(value)) {
+    case 'empty':
+      return `The token has no ${what} ("${claim}" claim)`;
+    case 'unicode':
+      return `The token's "${claim}" claim is not valid Unicode text`;
+    case 'control':
+      return `The token's "${claim}" claim contains control characters`;
+    case 'long':
+      return `The token's "${claim}" claim is longer than ${MAX_SUBJECT_LENGTH} characters`;
+    default:
+      return undefined;
+  }
+}
+
+/** The one rule for identifiers that key users and clients. */
+function identifierFault(value: unknown): 'empty' | 'unicode' | 'control' | 'long' | undefined {
+  if (typeof value !== 'string' || value === '') return 'empty';
+  if (!value.isWellFormed()) return 'unicode';
+  if (CONTROL.test(value)) return 'control';
   let length = 0;
   for (const _ of value) {
     length += 1;
-    if (length > MAX_SUBJECT_LENGTH) {
-      return `The token's "${claim}" claim is longer than ${MAX_SUBJECT_LENGTH} characters`;
-    }
+    if (length > MAX_SUBJECT_LENGTH) return 'long';
   }
   return undefined;
 }

@@ -1,8 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Catalog, EventTypeDefinition, Versioned } from './catalog.js';
 import { periodAt, type PeriodSpan } from './periods.js';
-import { QuestBook, type ReachedTier, type StoredQuests } from './quests.js';
-import { StreakBook, type ReachedMilestone, type StoredStreak } from './streaks.js';
+import type { Award } from './ledger.js';
+import { QuestBook, questAward, type ReachedTier, type StoredQuests } from './quests.js';
+import {
+  StreakBook,
+  streakAward,
+  type ReachedMilestone,
+  type StoredStreak,
+  type StreakEvent,
+} from './streaks.js';
 
 /**
  * Points from activity (docs/ACTIVITY.md): what one fan's events record,
@@ -20,7 +27,6 @@ export const EVENT_MAX_FUTURE_MS = 5 * 60_000;
 export const REJECTION_CODES = [
   'UNKNOWN_EVENT_TYPE',
   'INVALID_VALUE',
-  'INVALID_SUBJECT',
   'OCCURRED_AT_OUT_OF_RANGE',
   'CAP_REACHED',
   'EVENT_ID_REUSED',
@@ -100,10 +106,14 @@ export function isRejection(value: AcceptedEvent | Rejection): value is Rejectio
 }
 
 /** The cap windows an event of this type counts in. */
-export function capWindows(type: EventTypeDefinition, at: Date): { span: PeriodSpan; cap: number }[] {
+export function capWindows(
+  type: EventTypeDefinition,
+  at: Date,
+): { span: PeriodSpan; cap: number }[] {
   const windows: { span: PeriodSpan; cap: number }[] = [];
   if (type.caps.day !== undefined) windows.push({ span: periodAt('day', at), cap: type.caps.day });
-  if (type.caps.week !== undefined) windows.push({ span: periodAt('week', at), cap: type.caps.week });
+  if (type.caps.week !== undefined)
+    windows.push({ span: periodAt('week', at), cap: type.caps.week });
   return windows;
 }
 
@@ -114,27 +124,10 @@ export function usageKey(type: string, span: PeriodSpan): string {
 
 /** What a fan's plan starts from: read with the fan's state, exact under the write's guard. */
 export interface FanActivityState {
-  balance: number;
   /** Units already recorded (and not reversed), by usageKey, for the windows the batch touches. */
   usage: ReadonlyMap<string, number>;
   quests: StoredQuests;
   streaks: ReadonlyMap<string, StoredStreak>;
-}
-
-/** Where a ledger entry's points came from (GET /api/user/points shows it). */
-export type CreditSource =
-  | { kind: 'event'; type: string; clientId: string; eventId: string }
-  | { kind: 'quest'; questId: string; period: string | null; tier: number }
-  | { kind: 'streak'; streakId: string; length: number }
-  | { kind: 'reversal'; type: string; clientId: string; eventId: string }
-  | { kind: 'adjustment'; by: string; note: string };
-
-/** One ledger entry a plan appends. */
-export interface Credit {
-  key: string;
-  delta: number;
-  source: CreditSource;
-  balanceAfter: number;
 }
 
 /** A quest tier one event completed, as its result reports it. */
@@ -150,26 +143,26 @@ export interface RecordedEvent {
   event: AcceptedEvent;
   /** The points the event itself earned (its type's points × value). */
   points: number;
-  /** The balance after the event and everything it completed. */
-  balanceAfter: number;
+  /** What it earned, in order: its own points, then what it completed. */
+  awards: Award[];
   questsCompleted: CompletedQuest[];
+  /** The quest tiers and streak milestones it reached, and its streak moves. */
+  tiers: ReachedTier[];
+  streakEvents: StreakEvent[];
+  milestones: ReachedMilestone[];
 }
 
 export type EventOutcome =
-  | { status: 'recorded'; recorded: RecordedEvent }
-  | { status: 'rejected'; rejection: Rejection };
+  { status: 'recorded'; recorded: RecordedEvent } | { status: 'rejected'; rejection: Rejection };
 
 /** What the fan's events change, for one guarded write. */
 export interface FanActivityPlan {
   outcomes: Map<number, EventOutcome>;
   recorded: RecordedEvent[];
-  credits: Credit[];
-  /** The sum of the credits. */
-  awarded: number;
+  /** Every award, in order (the recorded events' awards, one after the other). */
+  awards: Award[];
   quests: QuestBook;
   streaks: StreakBook;
-  /** Quest tiers and streak milestones in the order they were reached, for the announcements. */
-  reached: { event: AcceptedEvent; tiers: ReachedTier[]; milestones: ReachedMilestone[] }[];
 }
 
 /** The ledger key of an event's award (unique per user, like every award). */
@@ -199,22 +192,7 @@ export function planFanEvents(input: {
   const usage = new Map(state.usage);
   const quests = new QuestBook(catalog, state.quests);
   const streaks = new StreakBook(catalog, state.streaks);
-  const plan: FanActivityPlan = {
-    outcomes: new Map(),
-    recorded: [],
-    credits: [],
-    awarded: 0,
-    quests,
-    streaks,
-    reached: [],
-  };
-  let balance = state.balance;
-  const credit = (key: string, delta: number, source: CreditSource) => {
-    if (delta === 0) return;
-    balance += delta;
-    plan.awarded += delta;
-    plan.credits.push({ key, delta, source, balanceAfter: balance });
-  };
+  const plan: FanActivityPlan = { outcomes: new Map(), recorded: [], awards: [], quests, streaks };
 
   for (const event of input.events) {
     const definition = event.type.definition;
@@ -238,45 +216,36 @@ export function planFanEvents(input: {
     }
 
     const points = definition.points * event.value;
-    credit(eventAwardKey(clientId, event.id), points, {
-      kind: 'event',
-      type: definition.key,
-      clientId,
-      eventId: event.id,
-    });
-    const reachedBefore = quests.plan().reached.length;
-    quests.recordEvent(definition.key, event.value, event.occurredAt, now);
-    const tiers = quests.plan().reached.slice(reachedBefore);
-    for (const tier of tiers) {
-      const { definition: quest } = tier.instance.quest;
-      credit(tier.key, tier.points, {
-        kind: 'quest',
-        questId: quest.key,
-        period: tier.instance.span?.id ?? null,
-        tier: tier.tierIndex + 1,
-      });
-    }
-    const { milestones } = streaks.recordEvent(definition.key, event.occurredAt);
-    for (const milestone of milestones) {
-      credit(milestone.key, milestone.points, {
-        kind: 'streak',
-        streakId: milestone.streak.definition.key,
-        length: milestone.length,
-      });
-    }
+    const awards: Award[] = [
+      {
+        key: eventAwardKey(clientId, event.id),
+        delta: points,
+        source: { kind: 'event', type: definition.key, clientId, eventId: event.id },
+      },
+    ];
+    const tiers = quests.recordEvent(definition.key, event.value, event.occurredAt, now);
+    awards.push(...tiers.map(questAward));
+    const { events: streakEvents, milestones } = streaks.recordEvent(
+      definition.key,
+      event.occurredAt,
+    );
+    awards.push(...milestones.map(streakAward));
     const recorded: RecordedEvent = {
       event,
       points,
-      balanceAfter: balance,
+      awards: awards.filter((award) => award.delta !== 0),
       questsCompleted: tiers.map((tier) => ({
         id: tier.instance.quest.definition.key,
         period: tier.instance.span?.id ?? null,
         tier: tier.tierIndex + 1,
         points: tier.points,
       })),
+      tiers,
+      streakEvents,
+      milestones,
     };
     plan.recorded.push(recorded);
-    plan.reached.push({ event, tiers, milestones });
+    plan.awards.push(...recorded.awards);
     plan.outcomes.set(event.index, { status: 'recorded', recorded });
   }
   return plan;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROFILE_FIELDS } from './profile.js';
+import { PROFILE_FIELDS } from '../../db/profile-fields.js';
 
 /**
  * The game as data (docs/CATALOG.md): event types, quests and streaks are rows
@@ -27,7 +27,9 @@ export const EventTypeDefinitionSchema = z
     key: DefinitionKeySchema,
     title: Title,
     description: Description.default(''),
-    points: Points.meta({ description: 'Points per unit of `value` (an event’s value defaults to 1).' }),
+    points: Points.meta({
+      description: 'Points per unit of `value` (an event’s value defaults to 1).',
+    }),
     maxValue: z
       .int()
       .min(1)
@@ -84,7 +86,11 @@ export const GoalSchema = z.discriminatedUnion('kind', [
 export type Goal = z.infer<typeof GoalSchema>;
 
 /** Goals read from the profile: one-time, and their progress is the profile's state. */
-const PROFILE_GOALS: ReadonlySet<Goal['kind']> = new Set(['onboarded', 'field_set', 'fields_filled']);
+const PROFILE_GOALS: ReadonlySet<Goal['kind']> = new Set([
+  'onboarded',
+  'field_set',
+  'fields_filled',
+]);
 
 export const TierSchema = z.strictObject({
   target: z.int().min(1).max(1_000_000),
@@ -105,13 +111,20 @@ export const QuestDefinitionSchema = z
       .array(TierSchema)
       .min(1)
       .max(10)
-      .meta({ description: 'Targets in increasing order; reaching each awards its points once per period.' }),
+      .meta({
+        description:
+          'Targets in increasing order; reaching each awards its points once per period.',
+      }),
   })
   .superRefine((d, ctx) => {
     d.tiers.forEach((tier, i) => {
       const previous = d.tiers[i - 1];
       if (previous && tier.target <= previous.target) {
-        ctx.addIssue({ code: 'custom', path: ['tiers', i, 'target'], message: 'Targets must increase' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tiers', i, 'target'],
+          message: 'Targets must increase',
+        });
       }
     });
     const highest = d.tiers[d.tiers.length - 1]?.target ?? 0;
@@ -127,7 +140,11 @@ export const QuestDefinitionSchema = z
       });
     }
     if (d.goal.kind === 'quests' && d.goal.quests.includes(d.key)) {
-      ctx.addIssue({ code: 'custom', path: ['goal', 'quests'], message: 'A quest cannot need itself' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['goal', 'quests'],
+        message: 'A quest cannot need itself',
+      });
     }
   });
 export type QuestDefinition = z.infer<typeof QuestDefinitionSchema>;
@@ -157,7 +174,9 @@ export const StreakDefinitionSchema = z
     eventType: DefinitionKeySchema,
     period: z
       .enum(['day', 'week'])
-      .meta({ description: 'A streak counts consecutive UTC days or ISO weeks with a qualifying event.' }),
+      .meta({
+        description: 'A streak counts consecutive UTC days or ISO weeks with a qualifying event.',
+      }),
     milestones: z
       .array(z.strictObject({ length: z.int().min(1).max(10_000), points: Points }))
       .max(20)
@@ -167,7 +186,11 @@ export const StreakDefinitionSchema = z
     d.milestones.forEach((m, i) => {
       const previous = d.milestones[i - 1];
       if (previous && m.length <= previous.length) {
-        ctx.addIssue({ code: 'custom', path: ['milestones', i, 'length'], message: 'Lengths must increase' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['milestones', i, 'length'],
+          message: 'Lengths must increase',
+        });
       }
     });
   });
@@ -233,7 +256,10 @@ export interface StoredDefinition {
 export function parseCatalog(
   revision: number,
   newest: readonly StoredDefinition[],
-): { catalog: Catalog; invalid: { kind: string; key: string; version: number; problem: string }[] } {
+): {
+  catalog: Catalog;
+  invalid: { kind: string; key: string; version: number; problem: string }[];
+} {
   const active: Versioned[] = [];
   const invalid: { kind: string; key: string; version: number; problem: string }[] = [];
   for (const row of newest) {
@@ -242,7 +268,9 @@ export function parseCatalog(
     if (parsed.success && parsed.data.kind === row.kind && parsed.data.key === row.key) {
       active.push({ definition: parsed.data, version: row.version });
     } else {
-      const problem = parsed.success ? 'kind or key differs from the row' : z.prettifyError(parsed.error);
+      const problem = parsed.success
+        ? 'kind or key differs from the row'
+        : z.prettifyError(parsed.error);
       invalid.push({ kind: row.kind, key: row.key, version: row.version, problem });
     }
   }

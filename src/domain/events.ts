@@ -1,15 +1,24 @@
-import type { QuestDefinition, StoredQuest } from './quests.js';
+import type { CreditSource } from './ledger.js';
+import type { QuestProgress, ReachedTier } from './quests.js';
+import type { StreakEvent } from './streaks.js';
 
 /** A quest as announced: the QuestProgress shape of the read APIs, times as ISO strings. */
 export interface AnnouncedQuest {
   id: string;
   title: string;
   description: string;
+  /** The next tier's points (the last tier's once every tier is reached). */
   points: number;
   progress: number;
   target: number;
   status: 'in_progress' | 'completed';
   completedAt: string | null;
+  /** The period of a repeating quest (`2026-11-25`, `2026-W48`, `2026-11`); null for a one-time one. */
+  period: string | null;
+  /** When a repeating quest starts afresh; null for a one-time one. */
+  resetsAt: string | null;
+  tiersReached: number;
+  tiers: { target: number; points: number }[];
 }
 
 export interface PointsAwardedData {
@@ -17,10 +26,13 @@ export interface PointsAwardedData {
   /** The balance right after this award. */
   balance: number;
   questId: string | null;
+  source: CreditSource;
 }
 
 export interface QuestCompletedData {
   quest: AnnouncedQuest;
+  /** The tier reached (1-based); a one-tier quest's only one is 1. */
+  tier: number;
 }
 
 export interface RankChangedData {
@@ -30,6 +42,15 @@ export interface RankChangedData {
   rank: number;
   /** null when the user had no place on that board before this write. */
   previousRank: number | null;
+}
+
+export interface StreakData {
+  streak: { id: string; title: string; period: 'day' | 'week' };
+  /** The streak's length after the event (0 once lost). */
+  current: number;
+  best: number;
+  /** streak_lost only: the length that was lost. */
+  lost?: number;
 }
 
 /**
@@ -44,41 +65,68 @@ export interface RankChangedData {
 export type NewLiveEvent =
   | { type: 'points_awarded'; data: PointsAwardedData }
   | { type: 'quest_completed'; data: QuestCompletedData }
-  | { type: 'rank_changed'; data: RankChangedData };
+  | { type: 'rank_changed'; data: RankChangedData }
+  | { type: 'streak_extended'; data: StreakData }
+  | { type: 'streak_lost'; data: StreakData };
 
-/**
- * The events of one quest sync, in the order they happened: for each newly
- * completed quest its completion, then its award with the balance after it.
- * The write statement adds the user's own rank moves after them
- * (db/queries/user-write/); users pushed down a place by this write are not
- * told (docs/LIVE.md). `quest.completedAt` is replaced by the statement's clock.
- */
-export function eventsOfQuestSync(input: {
-  completed: readonly { quest: QuestDefinition; state: StoredQuest }[];
-  balanceBefore: number;
-}): NewLiveEvent[] {
-  const events: NewLiveEvent[] = [];
-  let balance = input.balanceBefore;
-  for (const { quest, state } of input.completed) {
-    balance += quest.points;
-    events.push({ type: 'quest_completed', data: { quest: announcedQuest(quest, state) } });
-    events.push({
-      type: 'points_awarded',
-      data: { delta: quest.points, balance, questId: quest.id },
-    });
-  }
-  return events;
+/** A ledger entry as announced: its delta, the balance after it and its source. */
+export function pointsAwarded(credit: {
+  delta: number;
+  balanceAfter: number;
+  source: CreditSource;
+}): NewLiveEvent {
+  return {
+    type: 'points_awarded',
+    data: {
+      delta: credit.delta,
+      balance: credit.balanceAfter,
+      questId: credit.source.kind === 'quest' ? credit.source.questId : null,
+      source: credit.source,
+    },
+  };
 }
 
-function announcedQuest(quest: QuestDefinition, state: StoredQuest): AnnouncedQuest {
+/**
+ * A reached quest tier as announced. The write statement sets a completed
+ * quest's `completedAt` to its own clock (db/queries/user-write/statement.ts).
+ */
+export function questCompleted(tier: ReachedTier): NewLiveEvent {
   return {
-    id: quest.id,
-    title: quest.title,
-    description: quest.description,
-    points: quest.points,
+    type: 'quest_completed',
+    data: {
+      quest: announcedQuest({ instance: tier.instance, state: tier.state }),
+      tier: tier.tierIndex + 1,
+    },
+  };
+}
+
+export function streakChanged(event: StreakEvent): NewLiveEvent {
+  const { key, title, period } = event.streak.definition;
+  const data: StreakData = {
+    streak: { id: key, title, period },
+    current: event.state.current,
+    best: event.state.best,
+  };
+  return event.type === 'streak_lost'
+    ? { type: 'streak_lost', data: { ...data, lost: event.length } }
+    : { type: 'streak_extended', data };
+}
+
+export function announcedQuest({ instance, state }: QuestProgress): AnnouncedQuest {
+  const { definition } = instance.quest;
+  const tier = definition.tiers[Math.min(state.tiersReached, definition.tiers.length - 1)];
+  return {
+    id: definition.key,
+    title: definition.title,
+    description: definition.description,
+    points: tier?.points ?? 0,
     progress: state.progress,
     target: state.target,
     status: state.status,
     completedAt: state.completedAt === null ? null : state.completedAt.toISOString(),
+    period: instance.span?.id ?? null,
+    resetsAt: instance.span ? instance.span.endsAt.toISOString() : null,
+    tiersReached: state.tiersReached,
+    tiers: definition.tiers.map(({ target, points }) => ({ target, points })),
   };
 }

@@ -22,7 +22,12 @@ export function periodAt(kind: PeriodKind, at: Date): PeriodSpan {
   if (kind === 'day') {
     const start = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
     const startsAt = new Date(start);
-    return { kind, id: startsAt.toISOString().slice(0, 10), startsAt, endsAt: new Date(start + DAY_MS) };
+    return {
+      kind,
+      id: startsAt.toISOString().slice(0, 10),
+      startsAt,
+      endsAt: new Date(start + DAY_MS),
+    };
   }
   const season = seasonAt(kind, at);
   return { kind, id: season.id, startsAt: season.startsAt, endsAt: season.endsAt };
@@ -36,4 +41,12 @@ export function nextPeriod(span: PeriodSpan): PeriodSpan {
 /** The period right before `span`. */
 export function previousPeriod(span: PeriodSpan): PeriodSpan {
   return periodAt(span.kind, new Date(span.startsAt.getTime() - 1));
+}
+
+/**
+ * The quest periods a write at `now` reads and reports: one-time quests ('')
+ * and the day, week and month holding `now`.
+ */
+export function currentPeriods(now: Date): string[] {
+  return ['', periodAt('day', now).id, periodAt('week', now).id, periodAt('month', now).id];
 }

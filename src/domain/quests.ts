@@ -1,6 +1,8 @@
+import { questKey as instanceKey } from '../../db/queries/user-write/index.js';
 import type { ProfileFields, StoredQuest } from '../../db/schema.js';
 import { filledFieldCount } from './profile.js';
 import type { Catalog, Goal, QuestDefinition, Versioned } from './catalog.js';
+import type { Award } from './ledger.js';
 import { periodAt, type PeriodSpan } from './periods.js';
 
 /**
@@ -28,10 +30,8 @@ export interface QuestInstance {
   span: PeriodSpan | undefined;
 }
 
-/** The key of a stored quest in a StoredQuests map. */
-export function instanceKey(questId: string, period: string): string {
-  return period === '' ? questId : `${questId}@${period}`;
-}
+/** The key of a stored quest in a StoredQuests map (the write module's, so reads and plans agree). */
+export { instanceKey };
 
 /** The instance of `quest` that holds `at` (its period for a repeating quest). */
 export function questInstance(quest: Versioned<QuestDefinition>, at: Date): QuestInstance {
@@ -47,7 +47,9 @@ export function questInstance(quest: Versioned<QuestDefinition>, at: Date): Ques
  */
 export function questAwardKey(questId: string, period: string, tierIndex: number): string {
   return (
-    `quest:${questId}` + (period === '' ? '' : `:${period}`) + (tierIndex === 0 ? '' : `:t${tierIndex + 1}`)
+    `quest:${questId}` +
+    (period === '' ? '' : `:${period}`) +
+    (tierIndex === 0 ? '' : `:t${tierIndex + 1}`)
   );
 }
 
@@ -60,6 +62,20 @@ export interface ReachedTier {
   key: string;
   /** The quest's state right after this tier was reached. */
   state: StoredQuest;
+}
+
+/** The award a reached tier earns. */
+export function questAward(tier: ReachedTier): Award {
+  return {
+    key: tier.key,
+    delta: tier.points,
+    source: {
+      kind: 'quest',
+      questId: tier.instance.quest.definition.key,
+      period: tier.instance.span?.id ?? null,
+      tier: tier.tierIndex + 1,
+    },
+  };
 }
 
 /** A quest with one user's state of it: what every quest list shows. */
@@ -112,7 +128,13 @@ export function advanceQuest(
       status: last ? 'completed' : 'in_progress',
       completedAt: last ? (state.completedAt ?? now) : state.completedAt,
     };
-    reached.push({ instance, tierIndex: i, points: tier.points, key: questAwardKey(key, state.period, i), state });
+    reached.push({
+      instance,
+      tierIndex: i,
+      points: tier.points,
+      key: questAwardKey(key, state.period, i),
+      state,
+    });
   }
   const next = tiers[Math.min(state.tiersReached, tiers.length - 1)];
   state = { ...state, target: next?.target ?? state.target };
@@ -193,8 +215,13 @@ export class QuestBook {
     this.syncQuestGoals(now);
   }
 
-  /** An event of `type` with `value`, occurred at `at`: every quest counting that type moves. */
-  recordEvent(type: string, value: number, at: Date, now: Date, sign: 1 | -1 = 1): void {
+  /**
+   * An event of `type` with `value`, occurred at `at`: every quest counting
+   * that type moves (back, for a reversal: what was reached stays reached).
+   * Returns the tiers it reached.
+   */
+  recordEvent(type: string, value: number, at: Date, now: Date, sign: 1 | -1 = 1): ReachedTier[] {
+    const before = this.reached.length;
     for (const quest of this.catalog.quests) {
       const { goal } = quest.definition;
       if (goal.kind !== 'events' || goal.eventType !== type) continue;
@@ -202,6 +229,7 @@ export class QuestBook {
       const step = goal.measure === 'sum' ? value : 1;
       this.progress(instance, this.state(instance).progress + sign * step, now);
     }
+    return this.reached.slice(before);
   }
 
   /** Quests of quests: progress is how many listed one-time quests are completed. */

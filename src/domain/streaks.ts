@@ -1,4 +1,6 @@
+import type { StoredStreak } from '../../db/schema.js';
 import type { Catalog, StreakDefinition, Versioned } from './catalog.js';
+import type { Award } from './ledger.js';
 import { nextPeriod, periodAt, type PeriodSpan } from './periods.js';
 
 /**
@@ -9,21 +11,17 @@ import { nextPeriod, periodAt, type PeriodSpan } from './periods.js';
  * the streak's last counted period changes nothing.
  */
 
-/** A user's streak as stored (user_streaks). */
-export interface StoredStreak {
-  streakId: string;
-  current: number;
-  best: number;
-  /** The start of the last period with a qualifying event; null before the first. */
-  lastPeriodStart: Date | null;
-  /** The start of the current run's first period. */
-  runStartedAt: Date | null;
-}
+export type { StoredStreak };
 
 /** What a change of a streak announces. */
 export type StreakEvent =
   | { type: 'streak_extended'; streak: Versioned<StreakDefinition>; state: StoredStreak }
-  | { type: 'streak_lost'; streak: Versioned<StreakDefinition>; length: number; state: StoredStreak };
+  | {
+      type: 'streak_lost';
+      streak: Versioned<StreakDefinition>;
+      length: number;
+      state: StoredStreak;
+    };
 
 /** A milestone reached: it earns `points` once, under `key`. */
 export interface ReachedMilestone {
@@ -40,6 +38,15 @@ export interface ReachedMilestone {
  */
 export function streakAwardKey(streakId: string, run: PeriodSpan, length: number): string {
   return `streak:${streakId}:${run.id}:${length}`;
+}
+
+/** The award a reached milestone earns. */
+export function streakAward(milestone: ReachedMilestone): Award {
+  return {
+    key: milestone.key,
+    delta: milestone.points,
+    source: { kind: 'streak', streakId: milestone.streak.definition.key, length: milestone.length },
+  };
 }
 
 function emptyStreak(streakId: string): StoredStreak {
@@ -72,7 +79,8 @@ export class StreakBook {
       const last = before.lastPeriodStart;
       if (last !== null && span.startsAt.getTime() <= last.getTime()) continue;
       const continues =
-        last !== null && nextPeriod(periodAt(period, last)).startsAt.getTime() === span.startsAt.getTime();
+        last !== null &&
+        nextPeriod(periodAt(period, last)).startsAt.getTime() === span.startsAt.getTime();
       if (last !== null && !continues && before.current > 0) {
         const lost = { ...before, current: 0 };
         events.push({ type: 'streak_lost', streak, length: before.current, state: lost });
@@ -105,7 +113,11 @@ export class StreakBook {
   }
 
   plan(): { writes: StoredStreak[]; events: StreakEvent[]; milestones: ReachedMilestone[] } {
-    return { writes: [...this.written.values()], events: this.announced, milestones: this.milestones };
+    return {
+      writes: [...this.written.values()],
+      events: this.announced,
+      milestones: this.milestones,
+    };
   }
 }
 

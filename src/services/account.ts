@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import { handleHistory, handleReservations } from '../../db/queries/handles.js';
 import { findRankedEntry, findUserBoards, type RankedEntry } from '../../db/queries/leaderboard.js';
 import { allLedgerEntries, findBalance, recentLedgerEntries } from '../../db/queries/points.js';
-import { findUserQuests } from '../../db/queries/quests.js';
+import { activityOf, type ActivityEntry } from '../../db/queries/activity.js';
+import { findUserQuests, findUserStreaks } from '../../db/queries/quests.js';
 import { findProfile, findUser } from '../../db/queries/users.js';
 import type {
   Database,
@@ -11,9 +12,12 @@ import type {
   ProfileRow,
   UserRow,
 } from '../../db/schema.js';
+import type { Catalog } from '../domain/catalog.js';
 import { encodeLedgerCursor } from '../domain/cursor.js';
+import { currentPeriods } from '../domain/periods.js';
 import { EMPTY_PROFILE } from '../domain/profile.js';
 import { questProgress } from '../domain/quests.js';
+import { streakViews, type StreakView } from '../domain/streaks.js';
 import { UserGoneError } from '../app-error.js';
 import { toPage, type Page } from './page.js';
 import { readSnapshot } from './snapshot.js';
@@ -53,21 +57,41 @@ export async function getPointsHistory(
   return toPage(rows, query.limit, (last) => encodeLedgerCursor(String(last.id)));
 }
 
+export interface GameProgress {
+  quests: QuestProgressView[];
+  streaks: StreakView[];
+}
+
 /**
- * GET /api/user/quests: every active quest with the caller's progress. Before
- * onboarding it is computed from the profile (nothing is stored or awarded yet).
+ * GET /api/user/quests: every active quest in the period holding `now`, with
+ * the caller's progress, and every streak. Before onboarding, profile goals
+ * show their progress from the profile (nothing is awarded for them yet).
  */
-export function getQuests(db: Kysely<Database>, userId: string): Promise<QuestProgressView[]> {
-  return readSnapshot(db, async (trx) => {
-    const user = await requireUser(trx, userId);
-    const profile = await findProfile(trx, userId);
-    const stored = user.onboardedAt ? await findUserQuests(trx, userId) : new Map();
-    return questProgress(
-      { profile: profile ?? EMPTY_PROFILE, onboarded: user.onboardedAt !== null },
-      stored,
-      new Date(),
-    );
-  });
+export function getQuests(
+  db: Kysely<Database>,
+  catalog: Catalog,
+  userId: string,
+  now: Date,
+): Promise<GameProgress> {
+  return readSnapshot(db, (trx) => gameProgress(trx, catalog, userId, now));
+}
+
+async function gameProgress(
+  db: Kysely<Database>,
+  catalog: Catalog,
+  userId: string,
+  now: Date,
+): Promise<GameProgress> {
+  const user = await requireUser(db, userId);
+  const profile = await findProfile(db, userId);
+  const stored = await findUserQuests(db, userId, currentPeriods(now));
+  const quests = questProgress(
+    catalog,
+    { profile: profile ?? EMPTY_PROFILE, onboarded: user.onboardedAt !== null },
+    stored,
+    now,
+  );
+  return { quests, streaks: streakViews(catalog, await findUserStreaks(db, userId), now) };
 }
 
 export interface AccountExport {
@@ -79,6 +103,9 @@ export interface AccountExport {
   handleReservations: { handleKey: string; reservedUntil: Date }[];
   ledger: LedgerRow[];
   quests: QuestProgressView[];
+  streaks: StreakView[];
+  /** Every event other services recorded for the caller. */
+  activity: ActivityEntry[];
   /** The caller's entries on every board (all-time and seasons) with their ranks now. */
   boards: { board: string; entry: RankedEntry }[];
 }
@@ -87,13 +114,17 @@ export interface AccountExport {
  * GET /api/user/export: everything the service holds about the caller, from
  * one snapshot (docs/ACCOUNT.md lists what and why).
  */
-export function exportAccount(db: Kysely<Database>, userId: string): Promise<AccountExport> {
+export function exportAccount(
+  db: Kysely<Database>,
+  catalog: Catalog,
+  userId: string,
+  exportedAt: Date,
+): Promise<AccountExport> {
   return readSnapshot(db, async (trx) => {
     const user = await requireUser(trx, userId);
     const profile = await findProfile(trx, userId);
     const points = await findBalance(trx, userId);
-    const stored = user.onboardedAt ? await findUserQuests(trx, userId) : new Map();
-    const exportedAt = new Date();
+    const game = await gameProgress(trx, catalog, userId, exportedAt);
     return {
       exportedAt,
       user,
@@ -102,11 +133,8 @@ export function exportAccount(db: Kysely<Database>, userId: string): Promise<Acc
       handleHistory: await handleHistory(trx, userId),
       handleReservations: await handleReservations(trx, userId),
       ledger: await allLedgerEntries(trx, userId),
-      quests: questProgress(
-        { profile: profile ?? EMPTY_PROFILE, onboarded: user.onboardedAt !== null },
-        stored,
-        exportedAt,
-      ),
+      ...game,
+      activity: await activityOf(trx, userId),
       boards: await boardEntries(trx, userId),
     };
   });

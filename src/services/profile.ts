@@ -1,29 +1,28 @@
 import type { Kysely } from 'kysely';
 import { findRankedEntry, type RankedEntry } from '../../db/queries/leaderboard.js';
 import { recentLedgerEntries } from '../../db/queries/points.js';
+import { ledgerPointsSince } from '../../db/queries/points.js';
 import {
   applyUserWrite,
   pointsAndBoards,
   readUserState,
   stateAfterWrite,
   type HandleMove,
-  type PointsMove,
+  type StateScope,
   type UserState,
   type UserWritePlan,
   type UserWriteResult,
 } from '../../db/queries/user-write/index.js';
 import type { Database, LedgerRow, ProfileRow, UserRow } from '../../db/schema.js';
 import type { CompiledStatements } from '../../db/statements.js';
-import { writeBoards } from '../domain/boards.js';
-import { eventsOfQuestSync } from '../domain/events.js';
+import { ALL_TIME_BOARD, seasonBoards, writeBoards } from '../domain/boards.js';
+import type { Catalog } from '../domain/catalog.js';
+import { pointsAwarded, questCompleted, type NewLiveEvent } from '../domain/events.js';
+import { pointsMove } from '../domain/ledger.js';
+import { currentPeriods } from '../domain/periods.js';
 import { applyProfilePatch, EMPTY_PROFILE, type ProfilePatch } from '../domain/profile.js';
-import {
-  planQuestSync,
-  questAwardKey,
-  type QuestDefinition,
-  type QuestProgress,
-  type StoredQuest,
-} from '../domain/quests.js';
+import { planQuestSync, questAward, type QuestProgress } from '../domain/quests.js';
+import { seasonAt } from '../domain/seasons.js';
 import {
   classifyHandleChange,
   handleChangeBlockedUntil,
@@ -33,7 +32,7 @@ import {
   type HandlePolicy,
 } from '../domain/handles.js';
 import { AppError, UserGoneError } from '../app-error.js';
-import { boardsKey, type UserStateCache } from './state-cache.js';
+import { scopeKey, type UserStateCache } from './state-cache.js';
 
 /** How many ledger entries a response carries (docs/CONTRACT.md, Shapes). */
 export const POINTS_HISTORY_LIMIT = 20;
@@ -56,6 +55,8 @@ export interface WriteDeps {
   config: { handles: HandlePolicy };
   /** The state each user's last write on this instance left (src/services/state-cache.ts). */
   userStates: UserStateCache;
+  /** The game's definitions in force (src/services/catalog.ts). */
+  catalog: { current(): Promise<Catalog> };
 }
 
 /** The domain's QuestProgress, under the name the routers' DTO mapping uses. */
@@ -177,12 +178,13 @@ function writeUser(
   options: { onboard: boolean; historyLimit: number },
 ): Promise<WriteOutcome> {
   return deps.userStates.inTurn(userId, async () => {
+    const catalog = await deps.catalog.current();
     let source: Source | undefined;
     for (let lost = 0; ;) {
-      const boards = writeBoards(deps.clock());
-      const key = boardsKey(boards);
-      if (source?.boards !== key) source = await sourceOf(deps, userId, boards);
-      const attempt = await tryWrite(deps, source, patch, { ...options, boards });
+      const scope = writeScope(deps.clock());
+      const key = scopeKey(scope);
+      if (source?.boards !== key) source = await sourceOf(deps, userId, scope);
+      const attempt = await tryWrite(deps, source, patch, { ...options, scope, catalog });
       // The cache keeps the state each try ends with, if it knows it.
       switch (attempt.outcome) {
         case 'written':
@@ -223,12 +225,21 @@ function writeUser(
   });
 }
 
+/**
+ * What a profile write reads: the all-time board and the season boards of
+ * `now`, and the quests of the periods holding `now` (a write reports every
+ * quest as it stands in them).
+ */
+export function writeScope(now: Date): StateScope {
+  return { boards: writeBoards(now), periods: currentPeriods(now) };
+}
+
 /** The state this instance's last write of the user left, else the stored one. */
-async function sourceOf(deps: WriteDeps, userId: string, boards: string[]): Promise<Source> {
-  const key = boardsKey(boards);
+async function sourceOf(deps: WriteDeps, userId: string, scope: StateScope): Promise<Source> {
+  const key = scopeKey(scope);
   const cached = deps.userStates.get(userId, key);
   if (cached) return { state: cached, boards: key, confirmed: false };
-  const read = await readUserState(deps.db, deps.statements, userId, boards);
+  const read = await readUserState(deps.db, deps.statements, userId, scope);
   if (!read) throw new UserGoneError();
   return { state: read, boards: key, confirmed: true };
 }
@@ -238,11 +249,19 @@ async function tryWrite(
   deps: WriteDeps,
   { state, confirmed }: Source,
   patch: ProfilePatch,
-  options: { onboard: boolean; historyLimit: number; boards: readonly string[] },
+  options: { onboard: boolean; historyLimit: number; scope: StateScope; catalog: Catalog },
 ): Promise<Attempt> {
   let planned: Planned;
   try {
-    planned = planWrite(state, patch, { ...options, handles: deps.config.handles });
+    const now = deps.clock();
+    const opening = await openingPoints(deps, state, options.onboard, now);
+    planned = planWrite(state, patch, {
+      ...options,
+      boards: options.scope.boards,
+      handles: deps.config.handles,
+      now,
+      opening,
+    });
   } catch (error) {
     if (confirmed) throw error;
     return { outcome: 'unconfirmed' };
@@ -254,7 +273,7 @@ async function tryWrite(
     return { outcome: 'unchanged', done: { written: done, history: undefined, rank: undefined } };
   }
   // Planned on a cached state: if that is stale, the write returns the stored one.
-  if (!confirmed) plan.returnStateOnBoards = options.boards;
+  if (!confirmed) plan.returnStateOn = options.scope;
   const result = await applyUserWrite(deps.db, deps.statements, plan);
   if (result.outcome !== 'written') return result;
   return {
@@ -288,6 +307,31 @@ interface Planned {
   written: Omit<Written, 'user' | 'profile'>;
 }
 
+/**
+ * What the entries a first onboarding creates start from: the points the
+ * user earned before it (from other services' events), on the all-time board
+ * and, for what was earned in the current week and month, on theirs
+ * (docs/ACTIVITY.md, "Before onboarding"). Nothing for anyone else.
+ */
+async function openingPoints(
+  deps: WriteDeps,
+  state: UserState,
+  onboard: boolean,
+  now: Date,
+): Promise<Map<string, number> | undefined> {
+  if (!onboard || state.user.onboardedAt !== null || state.points === 0) return undefined;
+  const seasons = seasonBoards(now);
+  const [week, month] = await ledgerPointsSince(deps.db, state.user.id, [
+    seasonAt('week', now).startsAt,
+    seasonAt('month', now).startsAt,
+  ]);
+  return new Map([
+    [ALL_TIME_BOARD, state.points],
+    [seasons.week, week ?? 0],
+    [seasons.month, month ?? 0],
+  ]);
+}
+
 /** Everything a write changes, from the state it read: plain computation, no I/O. */
 function planWrite(
   state: UserState,
@@ -297,6 +341,9 @@ function planWrite(
     historyLimit: number;
     boards: readonly string[];
     handles: HandlePolicy;
+    catalog: Catalog;
+    now: Date;
+    opening: ReadonlyMap<string, number> | undefined;
   },
 ): Planned {
   const current = state.profile ?? EMPTY_PROFILE;
@@ -314,41 +361,46 @@ function planWrite(
     credits: [],
     historyLimit: options.historyLimit,
     rank: options.onboard,
-    handle: planHandleMove(state, current.handle, next.handle, options.handles),
+    handle: planHandleMove(state, current.handle, next.handle, options.handles, options.now),
   };
   if (!onboarded) {
     return {
       plan,
       writes: plan.profile !== undefined,
-      written: { points: 0, firstOnboarding, questSync: null },
+      written: { points: state.points, firstOnboarding, questSync: null },
     };
   }
 
   // Completion times in the response become the statement's clock once written.
-  const sync = planQuestSync({ profile: next, onboarded: true }, state.quests, new Date());
-  // Each completed quest is worth its points on every board the write credits.
-  const moves: PointsMove[] = sync.newlyCompleted.map((quest) => ({
-    key: questAwardKey(quest.id),
-    delta: quest.points,
-    reason: 'quest_completed',
-    questId: quest.id,
-    boards: options.boards,
-  }));
-  const { credits, boards, balance } = pointsAndBoards(state, moves, {
-    teamBoards: options.boards,
-    teamChanged: plan.team.changed,
-  });
+  const sync = planQuestSync(
+    options.catalog,
+    { profile: next, onboarded: true },
+    state.quests,
+    options.now,
+  );
+  // Each reached tier is worth its points on every board the write credits.
+  const awards = sync.reached.map(questAward).filter((award) => award.delta !== 0);
+  const { credits, boards, balance } = pointsAndBoards(
+    state,
+    awards.map((award) => pointsMove(award, options.boards)),
+    { teamBoards: options.boards, teamChanged: plan.team.changed, opening: options.opening },
+  );
   plan.quests = sync.writes;
   plan.credits = credits;
   plan.boards = boards;
-  const completedIds = new Set(sync.newlyCompleted.map((quest) => quest.id));
-  const completed = sync.quests.filter((view) => completedIds.has(view.quest.id));
-  // Announced by the same statement: the completions and awards, then the rank moves.
-  plan.events = eventsOfQuestSync({ completed, balanceBefore: state.points }).map((event) => ({
-    type: event.type,
-    payload: event.data,
-  }));
+  // Announced by the same statement: each completion and its award, then the rank moves.
+  const events: NewLiveEvent[] = [];
+  for (const tier of sync.reached) {
+    events.push(questCompleted(tier));
+    const credit = credits.find((entry) => entry.key === tier.key);
+    if (credit) events.push(pointsAwarded({ ...credit, source: questAward(tier).source }));
+  }
+  plan.events = events.map((event) => ({ type: event.type, payload: event.data }));
   plan.announceRanks = credits.length > 0;
+  const reachedKeys = new Set(sync.reached.map((tier) => questViewKey(tier.instance, tier.state)));
+  const completed = sync.quests.filter((view) =>
+    reachedKeys.has(questViewKey(view.instance, view.state)),
+  );
   return {
     plan,
     writes:
@@ -368,6 +420,11 @@ function planWrite(
   };
 }
 
+/** A quest view's identity: its quest and period. */
+function questViewKey(instance: QuestProgress['instance'], state: QuestProgress['state']): string {
+  return `${instance.quest.definition.key}@${state.period}`;
+}
+
 /**
  * The handle part of a write (docs/ACCOUNT.md): the cooldown is checked
  * against the last change read with the state; the claim, the reservation of
@@ -378,6 +435,7 @@ function planHandleMove(
   from: string | null,
   to: string | null,
   policy: HandlePolicy,
+  now: Date,
 ): HandleMove | undefined {
   const kind = classifyHandleChange(from, to);
   if (kind === 'none') return undefined;
@@ -385,7 +443,7 @@ function planHandleMove(
     const blockedUntil = handleChangeBlockedUntil(
       state.lastHandleChangeAt,
       policy.cooldownDays,
-      new Date(),
+      now,
     );
     if (blockedUntil) throw handleCooldownError(blockedUntil);
   }
@@ -399,9 +457,15 @@ function planHandleMove(
 
 /** The quests this write completed carry the time the statement stored. */
 function stampCompletions(sync: QuestSyncResult, at: Date): QuestSyncResult {
-  const completedIds = new Set(sync.completed.map((view) => view.quest.id));
+  const completed = new Set(
+    sync.completed
+      .filter((view) => view.state.status === 'completed')
+      .map((view) => questViewKey(view.instance, view.state)),
+  );
   const stamp = (view: QuestProgressView): QuestProgressView =>
-    completedIds.has(view.quest.id) ? { ...view, state: { ...view.state, completedAt: at } } : view;
+    completed.has(questViewKey(view.instance, view.state)) && view.state.completedAt !== null
+      ? { ...view, state: { ...view.state, completedAt: at } }
+      : view;
   return { ...sync, completed: sync.completed.map(stamp), quests: sync.quests.map(stamp) };
 }
 

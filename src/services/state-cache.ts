@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { UserState } from '../../db/queries/user-write/index.js';
+import type { StateScope, UserState } from '../../db/queries/user-write/index.js';
 
 /**
  * The state each user's last write on this instance left behind, so that
@@ -15,13 +15,16 @@ import type { UserState } from '../../db/queries/user-write/index.js';
  * So a stale entry costs what every write cost before the cache, one read
  * and one write, and never a wrong answer.
  *
- * An entry is the state for one list of boards (the all-time board and the
- * season boards of the moment); when a season rolls over, the key no longer
- * matches and the write reads.
+ * An entry is the state for one scope (the all-time board and the season
+ * boards of the moment, the quest periods of the moment); when a day or a
+ * season rolls over, the key no longer matches and the write reads.
  */
-/** The cache's key for a list of boards (an entry holds the entries of exactly these). */
-export function boardsKey(boards: readonly string[]): string {
-  return boards.join(' ');
+/**
+ * The cache's key for a state read's scope: an entry holds the entries and
+ * quests of exactly these boards and periods.
+ */
+export function scopeKey(scope: StateScope): string {
+  return `${scope.boards.join(' ')} | ${scope.periods.join(' ')}`;
 }
 
 export class UserStateCache {

@@ -11,6 +11,7 @@ import { callsOf } from '../http/trpc-batch.js';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.js';
 import type { LiveBoards } from '../live/boards.js';
 import type { LiveHub } from '../live/hub.js';
+import type { CatalogCache } from '../services/catalog.js';
 import type { UserStateCache } from '../services/state-cache.js';
 
 /** Long-lived collaborators every request shares; built once by the app factory. */
@@ -28,6 +29,8 @@ export interface AppDeps {
   userIds: UserIdResolver;
   /** Each user's state as this instance's last write of them left it (src/services/state-cache.ts). */
   userStates: UserStateCache;
+  /** The game's definitions in force on this instance (src/services/catalog.ts). */
+  catalog: CatalogCache;
   /** The time a write happens at, for choosing season boards; tests pass their own. */
   clock: () => Date;
   /** The instance's live fan-out and the shared leaderboard reads of its streams. */

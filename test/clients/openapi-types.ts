@@ -77,8 +77,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every active quest with the signed-in user’s progress
-         * @description Before onboarding, progress is computed from the profile and no quest is completed yet: onboarding completes and awards them.
+         * Every active quest and streak with the signed-in user’s progress
+         * @description Every active quest in the period holding now (a repeating quest shows its period and when it resets), and every streak with its next deadline. Before onboarding, profile quests show their progress from the profile and none is completed yet: onboarding completes and awards them.
          */
         get: operations["quests"];
         put?: never;
@@ -169,6 +169,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record events from another service, exactly once each
+         * @description A batch of 1–100 events, each awarding its type’s points to the fan named by `subject` (created on first sight, not onboarded). Each event is recorded at most once per (client, id): sending an id again answers `duplicate` with the original result, or `rejected` (EVENT_ID_REUSED) if the body differs. A batch is not all-or-nothing: each event is, and `results` says what became of each, in order (unknown type, bad value, a cap reached or an occurredAt out of range reject only that event).
+         */
+        post: operations["recordEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events/reversals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse one of your events
+         * @description Takes back what the event itself awarded with a compensating ledger entry (nothing is deleted): the balance, the all-time board, the fan’s team boards and the week and month boards the points landed on follow, unless that season is already archived. Quests and streak milestones it completed keep their award. Idempotent: `already_reversed` the second time. 404 when you recorded no event with that id.
+         */
+        post: operations["reverseEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -213,6 +253,21 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        EventInput: {
+            /** @description Your idempotency key for this event: sending the same id again records nothing twice */
+            id: string;
+            /** @description The fan’s `sub` at the shared identity provider */
+            subject: string;
+            /** @description An event type of the catalog */
+            type: string;
+            /** @description A whole number from 1 to the type’s maxValue (default 1); any other number rejects this event (INVALID_VALUE) */
+            value?: number;
+            /**
+             * Format: date-time
+             * @description When it happened (default: when received); at most EVENT_MAX_AGE_HOURS ago and 5 minutes ahead
+             */
+            occurredAt?: string;
+        };
         User: {
             /** Format: uuid */
             id: string;
@@ -293,12 +348,48 @@ export interface components {
             delta: number;
             reason: string;
             questId: string | null;
+            source: components["schemas"]["CreditSource"];
             balanceAfter: number;
             /**
              * Format: date-time
              * @description ISO-8601 timestamp in UTC
              */
             createdAt: string;
+        };
+        /** @description What earned (or took back) these points */
+        CreditSource: {
+            /** @constant */
+            kind: "quest";
+            questId: string;
+            /** @description The period of a repeating quest; null for a one-time quest */
+            period: string | null;
+            tier: number;
+        } | {
+            /** @constant */
+            kind: "event";
+            type: string;
+            /** @description The service that sent the event */
+            clientId: string;
+            /** @description The sender’s id of the event */
+            eventId: string;
+        } | {
+            /** @constant */
+            kind: "streak";
+            streakId: string;
+            length: number;
+        } | {
+            /** @constant */
+            kind: "reversal";
+            type: string;
+            clientId: string;
+            /** @description The event reversed */
+            eventId: string;
+        } | {
+            /** @constant */
+            kind: "adjustment";
+            /** @description The admin client that made it */
+            by: string;
+            note: string;
         };
         QuestSync: {
             pointsAwarded: number;
@@ -311,12 +402,27 @@ export interface components {
             id: string;
             title: string;
             description: string;
+            /** @description What the next tier awards (the last tier’s once all are reached) */
             points: number;
             progress: number;
+            /** @description The next tier’s target */
             target: number;
-            /** @enum {string} */
+            /**
+             * @description completed once every tier is reached
+             * @enum {string}
+             */
             status: "in_progress" | "completed";
             completedAt: string | null;
+            /** @description A repeating quest’s period (2026-11-25, 2026-W48, 2026-11: UTC day, ISO week, month); null for a one-time quest */
+            period: string | null;
+            /** @description When a repeating quest starts afresh; null for a one-time quest */
+            resetsAt: string | null;
+            tiersReached: number;
+            /** @description Each tier’s target and points, in order */
+            tiers: {
+                target: number;
+                points: number;
+            }[];
         };
         PointsHistoryPage: {
             /** @description Newest first */
@@ -325,8 +431,30 @@ export interface components {
             nextCursor: string | null;
         };
         QuestList: {
-            /** @description Every active quest with the caller’s progress, in display order */
+            /** @description Every active quest in the period holding now, with the caller’s progress, in display order */
             quests: components["schemas"]["QuestProgress"][];
+            /** @description Every active streak */
+            streaks: components["schemas"]["Streak"][];
+        };
+        Streak: {
+            id: string;
+            title: string;
+            description: string;
+            /**
+             * @description Counted in UTC days or ISO weeks
+             * @enum {string}
+             */
+            period: "day" | "week";
+            /** @description Consecutive periods with a qualifying event; 0 once broken */
+            current: number;
+            best: number;
+            /** @description The streak breaks unless a qualifying event happens before this; null when none */
+            nextDeadline: string | null;
+            countedThisPeriod: boolean;
+            milestones: {
+                length: number;
+                points: number;
+            }[];
         };
         AccountExport: {
             /**
@@ -358,6 +486,26 @@ export interface components {
                 entries: components["schemas"]["LedgerEntry"][];
             };
             quests: components["schemas"]["QuestProgress"][];
+            streaks: components["schemas"]["Streak"][];
+            /** @description Every event other services recorded for you, oldest first */
+            activity: {
+                clientId: string;
+                eventId: string;
+                type: string;
+                value: number;
+                /**
+                 * Format: date-time
+                 * @description ISO-8601 timestamp in UTC
+                 */
+                occurredAt: string;
+                points: number;
+                /**
+                 * Format: date-time
+                 * @description ISO-8601 timestamp in UTC
+                 */
+                recordedAt: string;
+                reversedAt: string | null;
+            }[];
             /** @description Your entry on each board you are on, with its rank now */
             boards: components["schemas"]["BoardStanding"][];
         };
@@ -445,6 +593,60 @@ export interface components {
             /** @description Up to `radius` entries ranked just below, in rank order */
             below: components["schemas"]["LeaderboardEntry"][];
         };
+        RecordEvents: {
+            /** @description One per event, in the order sent */
+            results: components["schemas"]["EventResult"][];
+        };
+        EventResult: {
+            /** @constant */
+            status: "recorded";
+            id: string;
+            /** @description What the event itself earned (its type’s points × value) */
+            points: number;
+            /** @description The fan’s balance after the event and what it completed */
+            balance: number;
+            questsCompleted: components["schemas"]["CompletedQuest"][];
+            /** @description Whether the event has since been reversed */
+            reversed: boolean;
+        } | {
+            /** @constant */
+            status: "duplicate";
+            id: string;
+            /** @description What the event itself earned (its type’s points × value) */
+            points: number;
+            /** @description The fan’s balance after the event and what it completed */
+            balance: number;
+            questsCompleted: components["schemas"]["CompletedQuest"][];
+            /** @description Whether the event has since been reversed */
+            reversed: boolean;
+        } | {
+            /** @constant */
+            status: "rejected";
+            id: string;
+            error: {
+                /** @enum {string} */
+                code: "UNKNOWN_EVENT_TYPE" | "INVALID_VALUE" | "OCCURRED_AT_OUT_OF_RANGE" | "CAP_REACHED" | "EVENT_ID_REUSED" | "FAN_BANNED";
+                message: string;
+            };
+        };
+        CompletedQuest: {
+            id: string;
+            period: string | null;
+            tier: number;
+            points: number;
+        };
+        Reversal: {
+            id: string;
+            /**
+             * @description already_reversed: an earlier call reversed it; nothing changed
+             * @enum {string}
+             */
+            status: "reversed" | "already_reversed";
+            /** @description The points taken back (negative), or 0 */
+            points: number;
+            /** @description The fan’s balance now */
+            balance: number;
+        };
         /**
          * @example {
          *       "success": false,
@@ -525,6 +727,13 @@ export interface components {
          * @example {
          *       "success": false,
          *       "error": {
+         *         "code": "INSUFFICIENT_BALANCE",
+         *         "message": "Reversing \"checkin-42\" would take the fan's balance below 0: adjust it first"
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
          *         "code": "PAYLOAD_TOO_LARGE",
          *         "message": "The request body is larger than 16 KiB"
          *       }
@@ -563,7 +772,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FAN_TOKEN_REQUIRED" | "INSUFFICIENT_SCOPE" | "CLIENT_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HANDLE_TAKEN" | "HANDLE_CHANGE_COOLDOWN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
+                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FAN_TOKEN_REQUIRED" | "INSUFFICIENT_SCOPE" | "CLIENT_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HANDLE_TAKEN" | "HANDLE_CHANGE_COOLDOWN" | "INSUFFICIENT_BALANCE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
                 message: string;
                 /** @description Validation problems, one per field */
                 issues?: {
@@ -612,6 +821,13 @@ export interface components {
             favoritePlayer?: string | null;
             /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
             profileUrl?: string | null;
+        };
+        RecordEventsInput: {
+            events: components["schemas"]["EventInput"][];
+        };
+        ReverseEventInput: {
+            /** @description The id you sent the event with */
+            id: string;
         };
         Health: {
             /** @constant */
@@ -840,7 +1056,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -968,7 +1184,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1522,6 +1738,240 @@ export interface operations {
             };
             /** @description NOT_FOUND: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    recordEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordEventsInput"];
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["RecordEvents"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE or CLIENT_NOT_ALLOWED: Forbidden */
+            403: {
+                headers: {
+                    /** @description With INSUFFICIENT_SCOPE: Bearer error="insufficient_scope", scope="<the scope needed>" (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    reverseEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReverseEventInput"];
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Reversal"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE or CLIENT_NOT_ALLOWED: Forbidden */
+            403: {
+                headers: {
+                    /** @description With INSUFFICIENT_SCOPE: Bearer error="insufficient_scope", scope="<the scope needed>" (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE: Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,4 +1,4 @@
-import { DEFAULT_CATALOG } from '../../db/migrations/20261126T0900_activity_catalog.js';
+import { DEFAULT_CATALOG } from '../../db/migrations/20261126T1100_activity_catalog.js';
 import { parseCatalog, type Catalog } from '../../src/domain/catalog.js';
 
 /** The default catalog as every instance loads it from a fresh database. */

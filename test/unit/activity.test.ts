@@ -13,9 +13,16 @@ import { defaultCatalog } from '../helpers/catalog.js';
 
 const catalog = defaultCatalog();
 const now = new Date('2026-11-25T15:00:00Z');
-const empty: FanActivityState = { balance: 0, usage: new Map(), quests: new Map(), streaks: new Map() };
+const empty: FanActivityState = {
+  balance: 0,
+  usage: new Map(),
+  quests: new Map(),
+  streaks: new Map(),
+};
 
-function accept(events: { id: string; type: string; value?: number; occurredAt?: string }[]): AcceptedEvent[] {
+function accept(
+  events: { id: string; type: string; value?: number; occurredAt?: string }[],
+): AcceptedEvent[] {
   return events.map((event, index) => {
     const checked = checkEvent({ subject: 'fan', ...event }, index, catalog, now, 168);
     if (isRejection(checked)) throw new Error(checked.message);
@@ -30,17 +37,37 @@ describe('checkEvent', () => {
     ['a fractional value', { type: 'article_read', value: 1.5 }, 'INVALID_VALUE'],
     ['a value over maxValue', { type: 'article_read', value: 21 }, 'INVALID_VALUE'],
     ['a value on a single-unit type', { type: 'match_checkin', value: 2 }, 'INVALID_VALUE'],
-    ['an occurredAt older than the window', { type: 'match_checkin', occurredAt: '2026-11-18T14:59:59Z' }, 'OCCURRED_AT_OUT_OF_RANGE'],
-    ['an occurredAt far in the future', { type: 'match_checkin', occurredAt: '2026-11-25T15:05:01Z' }, 'OCCURRED_AT_OUT_OF_RANGE'],
+    [
+      'an occurredAt older than the window',
+      { type: 'match_checkin', occurredAt: '2026-11-18T14:59:59Z' },
+      'OCCURRED_AT_OUT_OF_RANGE',
+    ],
+    [
+      'an occurredAt far in the future',
+      { type: 'match_checkin', occurredAt: '2026-11-25T15:05:01Z' },
+      'OCCURRED_AT_OUT_OF_RANGE',
+    ],
   ])('rejects %s', (_name, event, code) => {
     const checked = checkEvent({ id: 'e1', subject: 'fan', ...event }, 0, catalog, now, 168);
     expect(isRejection(checked) && checked.code).toBe(code);
   });
 
   it('accepts the edges of the window and defaults value and time', () => {
-    const oldest = checkEvent({ id: 'a', subject: 'f', type: 'match_checkin', occurredAt: '2026-11-18T15:00:00Z' }, 0, catalog, now, 168);
+    const oldest = checkEvent(
+      { id: 'a', subject: 'f', type: 'match_checkin', occurredAt: '2026-11-18T15:00:00Z' },
+      0,
+      catalog,
+      now,
+      168,
+    );
     expect(isRejection(oldest)).toBe(false);
-    const plain = checkEvent({ id: 'b', subject: 'f', type: 'match_checkin' }, 3, catalog, now, 168);
+    const plain = checkEvent(
+      { id: 'b', subject: 'f', type: 'match_checkin' },
+      3,
+      catalog,
+      now,
+      168,
+    );
     expect(plain).toMatchObject({ index: 3, value: 1, occurredAt: now });
   });
 
@@ -54,46 +81,83 @@ describe('checkEvent', () => {
 
 describe('planFanEvents', () => {
   it('awards points per unit, with a running balance and the event’s source', () => {
-    const plan = planFanEvents({ catalog, clientId: 'svc', state: { ...empty, balance: 40 }, events: accept([
-      { id: 'p1', type: 'prediction_correct' },
-      { id: 'r1', type: 'article_read', value: 2 },
-    ]), now });
+    const plan = planFanEvents({
+      catalog,
+      clientId: 'svc',
+      state: { ...empty, balance: 40 },
+      events: accept([
+        { id: 'p1', type: 'prediction_correct' },
+        { id: 'r1', type: 'article_read', value: 2 },
+      ]),
+      now,
+    });
     expect(plan.credits.map((c) => [c.key, c.delta, c.balanceAfter])).toEqual([
       ['event:svc:p1', 25, 65],
       ['event:svc:r1', 2, 67],
     ]);
-    expect(plan.credits[0]!.source).toEqual({ kind: 'event', type: 'prediction_correct', clientId: 'svc', eventId: 'p1' });
+    expect(plan.credits[0]!.source).toEqual({
+      kind: 'event',
+      type: 'prediction_correct',
+      clientId: 'svc',
+      eventId: 'p1',
+    });
     expect(plan.awarded).toBe(27);
   });
 
   it('rejects whole the event that would pass a cap, counting the batch’s earlier events and stored usage', () => {
     const day = periodAt('day', now);
     const state = { ...empty, usage: new Map([[usageKey('match_checkin', day), 3]]) };
-    const plan = planFanEvents({ catalog, clientId: 'svc', state, events: accept([
-      { id: 'c1', type: 'match_checkin' },
-      { id: 'c2', type: 'match_checkin' },
-      { id: 'c3', type: 'match_checkin' },
-      { id: 'c4', type: 'match_checkin', occurredAt: '2026-11-24T20:00:00Z' },
-    ]), now });
-    expect([...plan.outcomes.values()].map((o) => (o.status === 'rejected' ? o.rejection.code : o.status))).toEqual([
-      'recorded', 'recorded', 'CAP_REACHED', 'recorded',
-    ]);
-    const reads = planFanEvents({ catalog, clientId: 'svc', state: empty, events: accept([
-      { id: 'r1', type: 'article_read', value: 19 },
-      { id: 'r2', type: 'article_read', value: 2 },
-      { id: 'r3', type: 'article_read', value: 1 },
-    ]), now });
+    const plan = planFanEvents({
+      catalog,
+      clientId: 'svc',
+      state,
+      events: accept([
+        { id: 'c1', type: 'match_checkin' },
+        { id: 'c2', type: 'match_checkin' },
+        { id: 'c3', type: 'match_checkin' },
+        { id: 'c4', type: 'match_checkin', occurredAt: '2026-11-24T20:00:00Z' },
+      ]),
+      now,
+    });
+    expect(
+      [...plan.outcomes.values()].map((o) =>
+        o.status === 'rejected' ? o.rejection.code : o.status,
+      ),
+    ).toEqual(['recorded', 'recorded', 'CAP_REACHED', 'recorded']);
+    const reads = planFanEvents({
+      catalog,
+      clientId: 'svc',
+      state: empty,
+      events: accept([
+        { id: 'r1', type: 'article_read', value: 19 },
+        { id: 'r2', type: 'article_read', value: 2 },
+        { id: 'r3', type: 'article_read', value: 1 },
+      ]),
+      now,
+    });
     expect(reads.recorded.map((r) => r.event.id)).toEqual(['r1', 'r3']);
   });
 
   it('completes the quests and streak milestones an event reaches, and reports them on that event', () => {
-    const plan = planFanEvents({ catalog, clientId: 'svc', state: empty, events: accept([
-      { id: 'c1', type: 'match_checkin' },
-      { id: 'c2', type: 'match_checkin' },
-    ]), now });
+    const plan = planFanEvents({
+      catalog,
+      clientId: 'svc',
+      state: empty,
+      events: accept([
+        { id: 'c1', type: 'match_checkin' },
+        { id: 'c2', type: 'match_checkin' },
+      ]),
+      now,
+    });
     const second = plan.recorded[1]!;
-    expect(second.questsCompleted).toEqual([{ id: 'matchday_regular', period: '2026-W48', tier: 1, points: 30 }]);
+    expect(second.questsCompleted).toEqual([
+      { id: 'matchday_regular', period: '2026-W48', tier: 1, points: 30 },
+    ]);
     expect(second.balanceAfter).toBe(50);
-    expect(plan.credits.map((c) => c.key)).toEqual(['event:svc:c1', 'event:svc:c2', 'quest:matchday_regular:2026-W48']);
+    expect(plan.credits.map((c) => c.key)).toEqual([
+      'event:svc:c1',
+      'event:svc:c2',
+      'quest:matchday_regular:2026-W48',
+    ]);
   });
 });

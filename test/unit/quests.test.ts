@@ -38,7 +38,11 @@ describe('the default catalog’s profile quests', () => {
   it('are today’s five quests, in order, with their points and targets', () => {
     const profile = catalog.quests.filter((quest) => PROFILE_QUESTS.includes(quest.definition.key));
     expect(
-      profile.map(({ definition: d }) => [d.key, d.repeat, d.tiers.map((t) => [t.target, t.points])]),
+      profile.map(({ definition: d }) => [
+        d.key,
+        d.repeat,
+        d.tiers.map((t) => [t.target, t.points]),
+      ]),
     ).toEqual([
       ['welcome', 'once', [[1, 100]]],
       ['claim_handle', 'once', [[1, 25]]],
@@ -70,7 +74,12 @@ describe('the default catalog’s profile quests', () => {
     const first = planQuestSync(catalog, { profile: full, onboarded: true }, new Map(), now);
     expect(first.reached).toHaveLength(5);
     expect(first.writes.map((row) => row.questId)).toEqual(PROFILE_QUESTS);
-    const second = planQuestSync(catalog, { profile: full, onboarded: true }, storedOf(first.quests), now);
+    const second = planQuestSync(
+      catalog,
+      { profile: full, onboarded: true },
+      storedOf(first.quests),
+      now,
+    );
     expect(second.reached).toEqual([]);
     expect(second.writes).toEqual([]);
   });
@@ -104,7 +113,13 @@ describe('questProgress (read-only view)', () => {
   it('before onboarding shows progress from the profile but completes nothing', () => {
     const views = questProgress(catalog, { profile: full, onboarded: false }, new Map(), now);
     expect(
-      views.slice(0, 5).map(({ instance, state }) => [instance.quest.definition.key, state.progress, state.status]),
+      views
+        .slice(0, 5)
+        .map(({ instance, state }) => [
+          instance.quest.definition.key,
+          state.progress,
+          state.status,
+        ]),
     ).toEqual([
       ['welcome', 0, 'in_progress'],
       ['claim_handle', 1, 'in_progress'],
@@ -132,9 +147,16 @@ describe('questProgress (read-only view)', () => {
     ]);
     const today = questProgress(catalog, { profile: EMPTY_PROFILE, onboarded: true }, stored, now);
     expect(byId(today, 'daily_reader').state).toMatchObject({ period: '2026-11-22', progress: 2 });
-    expect(byId(today, 'daily_reader').instance.span?.endsAt).toEqual(new Date('2026-11-23T00:00:00Z'));
+    expect(byId(today, 'daily_reader').instance.span?.endsAt).toEqual(
+      new Date('2026-11-23T00:00:00Z'),
+    );
     const tomorrow = new Date('2026-11-23T00:00:00Z');
-    const next = questProgress(catalog, { profile: EMPTY_PROFILE, onboarded: true }, stored, tomorrow);
+    const next = questProgress(
+      catalog,
+      { profile: EMPTY_PROFILE, onboarded: true },
+      stored,
+      tomorrow,
+    );
     expect(byId(next, 'daily_reader').state).toMatchObject({ period: '2026-11-23', progress: 0 });
   });
 });
@@ -172,7 +194,12 @@ describe('tiers and repeats', () => {
       ['quest:reader_tiers:2026-W47', 5],
       ['quest:reader_tiers:2026-W47:t2', 10],
     ]);
-    expect(after).toMatchObject({ progress: 12, target: 20, tiersReached: 2, status: 'in_progress' });
+    expect(after).toMatchObject({
+      progress: 12,
+      target: 20,
+      tiersReached: 2,
+      status: 'in_progress',
+    });
     const done = advanceQuest(instance, after, 25, now);
     expect(done.reached.map((tier) => tier.key)).toEqual(['quest:reader_tiers:2026-W47:t3']);
     expect(done.after).toMatchObject({ status: 'completed', completedAt: now, target: 20 });
@@ -190,7 +217,9 @@ describe('tiers and repeats', () => {
     book.recordEvent('article_read', 3, now, now);
     const nextDay = new Date('2026-11-23T09:00:00Z');
     book.recordEvent('article_read', 3, nextDay, nextDay);
-    const daily = book.plan().reached.filter((tier) => tier.instance.quest.definition.key === 'daily_reader');
+    const daily = book
+      .plan()
+      .reached.filter((tier) => tier.instance.quest.definition.key === 'daily_reader');
     expect(daily.map((tier) => tier.key)).toEqual([
       'quest:daily_reader:2026-11-22',
       'quest:daily_reader:2026-11-23',

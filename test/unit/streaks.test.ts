@@ -9,7 +9,10 @@ const daily = defaultCatalog([
     title: 'Daily reads',
     eventType: 'article_read',
     period: 'day',
-    milestones: [{ length: 2, points: 5 }, { length: 3, points: 10 }],
+    milestones: [
+      { length: 2, points: 5 },
+      { length: 3, points: 10 },
+    ],
   },
 ]);
 const at = (iso: string) => new Date(iso);
@@ -21,7 +24,13 @@ function run(book: StreakBook, ...times: string[]) {
 describe('streaks', () => {
   it('count consecutive UTC days, once per day, across midnight exactly', () => {
     const book = new StreakBook(daily, new Map());
-    const steps = run(book, '2026-11-20T23:59:59.999Z', '2026-11-21T00:00:00Z', '2026-11-21T18:00:00Z', '2026-11-22T00:00:01Z');
+    const steps = run(
+      book,
+      '2026-11-20T23:59:59.999Z',
+      '2026-11-21T00:00:00Z',
+      '2026-11-21T18:00:00Z',
+      '2026-11-22T00:00:01Z',
+    );
     expect(steps.map((s) => s.events.map((e) => `${e.type}:${e.state.current}`))).toEqual([
       ['streak_extended:1'],
       ['streak_extended:2'],
@@ -52,7 +61,16 @@ describe('streaks', () => {
 
   it('ignore an event dated before the last counted day', () => {
     const stored = new Map<string, StoredStreak>([
-      ['daily_reads', { streakId: 'daily_reads', current: 4, best: 4, lastPeriodStart: at('2026-11-21T00:00:00Z'), runStartedAt: at('2026-11-18T00:00:00Z') }],
+      [
+        'daily_reads',
+        {
+          streakId: 'daily_reads',
+          current: 4,
+          best: 4,
+          lastPeriodStart: at('2026-11-21T00:00:00Z'),
+          runStartedAt: at('2026-11-18T00:00:00Z'),
+        },
+      ],
     ]);
     const book = new StreakBook(daily, stored);
     const [late] = run(book, '2026-11-19T12:00:00Z');
@@ -62,20 +80,41 @@ describe('streaks', () => {
 
   it('read as broken once a whole period passes, with the deadline while alive', () => {
     const stored = new Map<string, StoredStreak>([
-      ['daily_reads', { streakId: 'daily_reads', current: 4, best: 6, lastPeriodStart: at('2026-11-21T00:00:00Z'), runStartedAt: at('2026-11-18T00:00:00Z') }],
+      [
+        'daily_reads',
+        {
+          streakId: 'daily_reads',
+          current: 4,
+          best: 6,
+          lastPeriodStart: at('2026-11-21T00:00:00Z'),
+          runStartedAt: at('2026-11-18T00:00:00Z'),
+        },
+      ],
     ]);
-    const view = (now: string) => streakViews(daily, stored, at(now)).find((v) => v.streak.definition.key === 'daily_reads')!;
-    expect(view('2026-11-21T20:00:00Z')).toMatchObject({ current: 4, best: 6, countedThisPeriod: true, nextDeadline: at('2026-11-23T00:00:00Z') });
-    expect(view('2026-11-22T23:59:59Z')).toMatchObject({ current: 4, countedThisPeriod: false, nextDeadline: at('2026-11-23T00:00:00Z') });
+    const view = (now: string) =>
+      streakViews(daily, stored, at(now)).find((v) => v.streak.definition.key === 'daily_reads')!;
+    expect(view('2026-11-21T20:00:00Z')).toMatchObject({
+      current: 4,
+      best: 6,
+      countedThisPeriod: true,
+      nextDeadline: at('2026-11-23T00:00:00Z'),
+    });
+    expect(view('2026-11-22T23:59:59Z')).toMatchObject({
+      current: 4,
+      countedThisPeriod: false,
+      nextDeadline: at('2026-11-23T00:00:00Z'),
+    });
     expect(view('2026-11-23T00:00:00Z')).toMatchObject({ current: 0, best: 6, nextDeadline: null });
   });
 
   it('count ISO weeks for the default match-day streak (Monday 00:00 UTC starts a week)', () => {
     const book = new StreakBook(defaultCatalog(), new Map());
-    const steps = ['2026-11-22T23:00:00Z', '2026-11-23T00:00:00Z', '2026-11-30T12:00:00Z'].map((t) =>
-      book.recordEvent('match_checkin', at(t)),
+    const steps = ['2026-11-22T23:00:00Z', '2026-11-23T00:00:00Z', '2026-11-30T12:00:00Z'].map(
+      (t) => book.recordEvent('match_checkin', at(t)),
     );
     expect(steps.map((s) => s.events.map((e) => e.state.current))).toEqual([[1], [2], [3]]);
-    expect(book.plan().milestones.map((m) => [m.key, m.points])).toEqual([['streak:matchday_streak:2026-W47:3', 30]]);
+    expect(book.plan().milestones.map((m) => [m.key, m.points])).toEqual([
+      ['streak:matchday_streak:2026-W47:3', 30],
+    ]);
   });
 });

@@ -23,6 +23,7 @@ import {
   ledgerFromJson,
   profileFromJson,
   questFromJson,
+  questKey,
   stateFromRow,
   type BoardEntry,
   type UserState,
@@ -48,7 +49,7 @@ export type UserWriteResult =
     }
   /**
    * The state moved since it was read: nothing was written. With
-   * `returnStateOnBoards`, `current` is the state the statement found
+   * `returnStateOn`, `current` is the state the statement found
    * (undefined after a deadlock: read again). It can be no newer than the
    * plan's when the write waited for another one that committed after the
    * statement began.
@@ -60,7 +61,12 @@ export type UserWriteResult =
    * The handle belongs to another user in any letter case, or is reserved
    * for someone else: nothing was written.
    */
-  | { outcome: 'handle_taken' };
+  | { outcome: 'handle_taken' }
+  /**
+   * An event this write records was recorded by another write first (the
+   * same client and id, for another user): nothing was written.
+   */
+  | { outcome: 'event_taken' };
 
 /** Applies `plan` in one statement if the user is still at `plan.expectedVersion`. */
 export async function applyUserWrite(
@@ -79,6 +85,9 @@ export async function applyUserWrite(
       isUniqueViolation(error, 'handle_claims_pkey')
     ) {
       return { outcome: 'handle_taken' };
+    }
+    if (isUniqueViolation(error, 'activity_events_client_event_key')) {
+      return { outcome: 'event_taken' };
     }
     // Two writers that lock shared rows in different orders: one is told to retry.
     if (isDeadlockOrSerialization(error)) return { outcome: 'stale', current: undefined };
@@ -130,13 +139,20 @@ export function stateAfterWrite(
   const entries = new Map(state.entries);
   for (const [board, entry] of result.entries) entries.set(board, entry);
   const quests = new Map(state.quests);
-  for (const quest of result.quests) quests.set(quest.questId, quest);
+  for (const quest of result.quests) quests.set(questKey(quest.questId, quest.period), quest);
+  const streaks = new Map(state.streaks);
+  for (const streak of plan.streaks ?? []) streaks.set(streak.streakId, streak);
   return {
     user: result.user,
     profile: result.profile ?? state.profile,
     entries,
-    points: entries.get(ALL_TIME_BOARD)?.points ?? 0,
+    points:
+      entries.get(ALL_TIME_BOARD)?.points ?? plan.credits.at(-1)?.balanceAfter ?? state.points,
     quests,
+    streaks,
+    // Usage windows and stored events are read for the events a write plans, never reused.
+    usage: new Map(),
+    recorded: new Map(),
     lastHandleChangeAt:
       plan.handle?.history.kind === 'change' ? result.writtenAt : state.lastHandleChangeAt,
   };

@@ -14,11 +14,23 @@
  */
 export { applyUserWrite, stateAfterWrite, type UserWriteResult } from './apply.js';
 export {
+  ledgerEntries,
   pointsAndBoards,
+  type ActivityWrite,
   type BoardWrite,
+  type RecordedActivity,
   type HandleMove,
   type LedgerCredit,
   type PointsMove,
   type UserWritePlan,
 } from './plan.js';
-export { ALL_TIME_BOARD, readUserState, type BoardEntry, type UserState } from './state.js';
+export {
+  ALL_TIME_BOARD,
+  questKey,
+  readUserState,
+  type BoardEntry,
+  type RecordedEventRow,
+  type StateScope,
+  type UsageWindow,
+  type UserState,
+} from './state.js';

@@ -5,8 +5,14 @@
  * pure helpers: the service decides what changes (src/services/profile.ts),
  * these turn its decisions into rows.
  */
-import type { HandleHistoryRow, ProfileFields, StoredQuest } from '../../schema.js';
-import { ALL_TIME_BOARD, type BoardEntry, type UserState } from './state.js';
+import type {
+  HandleHistoryRow,
+  LedgerSource,
+  ProfileFields,
+  StoredQuest,
+  StoredStreak,
+} from '../../schema.js';
+import { ALL_TIME_BOARD, type BoardEntry, type StateScope, type UserState } from './state.js';
 
 /**
  * Everything one write changes, computed from the state read at
@@ -17,10 +23,10 @@ export interface UserWritePlan {
   expectedVersion: number;
   /**
    * Set when the plan was made from a cached state (src/services/state-cache.ts):
-   * a write that finds the version moved then returns the state it found, with
-   * the entries on these boards, so the retry needs no read of its own.
+   * a write that finds the version moved then returns the state it found, of
+   * this scope, so the retry needs no read of its own.
    */
-  returnStateOnBoards?: readonly string[] | undefined;
+  returnStateOn?: StateScope | undefined;
   /** Sets onboarded_at (first time only; a later onboarding keeps the first time). */
   onboard: boolean;
   /** The whole profile to store (insert on first write), or undefined to leave it. */
@@ -38,8 +44,12 @@ export interface UserWritePlan {
    * (db/team-key.ts); others keep theirs.
    */
   team: { favoriteTeam: string | null; changed: boolean };
-  /** Quest states whose stored progress, target or status change. */
+  /** Quest states (per period) whose stored progress, target, tiers or status change. */
   quests: readonly StoredQuest[];
+  /** Streak states that change. */
+  streaks?: readonly StoredStreak[];
+  /** Events from other services this write records, and the one it reverses. */
+  activity?: ActivityWrite;
   /** Ledger entries, in the order their balances were computed (pointsAndBoards). */
   credits: readonly LedgerCredit[];
   /**
@@ -64,6 +74,26 @@ export interface UserWritePlan {
 
 /** One ledger entry: a move with the balance after it, computed from the balance read with the plan. */
 export type LedgerCredit = Omit<PointsMove, 'boards'> & { balanceAfter: number };
+
+/** An activity_events row a write records: the event and the result it had. */
+export interface RecordedActivity {
+  clientId: string;
+  eventId: string;
+  type: string;
+  typeVersion: number;
+  value: number;
+  occurredAt: Date;
+  bodyHash: string;
+  points: number;
+  balanceAfter: number;
+  questsCompleted: readonly unknown[];
+}
+
+export interface ActivityWrite {
+  recorded: readonly RecordedActivity[];
+  /** The event this write reverses: marked reversed (its row is kept). */
+  reversed?: { clientId: string; eventId: string } | undefined;
+}
 
 /** One board entry a write stores. */
 export interface BoardWrite {
@@ -100,6 +130,8 @@ export interface PointsMove {
   delta: number;
   reason: string;
   questId: string | null;
+  source: LedgerSource;
+  sourceDetail: Record<string, unknown> | null;
   /** The boards whose entries move by `delta`: the all-time board (the balance) and seasons. */
   boards: readonly string[];
 }
@@ -117,16 +149,23 @@ export interface PointsMove {
 export function pointsAndBoards(
   state: UserState,
   moves: readonly PointsMove[],
-  options: { teamBoards: readonly string[]; teamChanged: boolean },
+  options: {
+    teamBoards: readonly string[];
+    teamChanged: boolean;
+    /**
+     * What an entry this write creates starts from, by board: at first
+     * onboarding, the balance and the season points earned before it.
+     */
+    opening?: ReadonlyMap<string, number>;
+  },
 ): { credits: LedgerCredit[]; boards: BoardWrite[]; balance: number } {
-  let balance = state.points;
-  const credits = moves.map((move) => {
-    balance += move.delta;
-    const { boards: _boards, ...entry } = move;
-    return { ...entry, balanceAfter: balance };
-  });
+  const credits = ledgerEntries(state.points, moves);
+  const balance = credits.at(-1)?.balanceAfter ?? state.points;
   const deltas = new Map<string, number>([[ALL_TIME_BOARD, 0]]);
   for (const board of options.teamBoards) deltas.set(board, 0);
+  for (const [board, points] of options.opening ?? []) {
+    if (!state.entries.has(board)) deltas.set(board, (deltas.get(board) ?? 0) + points);
+  }
   for (const move of moves) {
     for (const board of move.boards) deltas.set(board, (deltas.get(board) ?? 0) + move.delta);
   }
@@ -140,4 +179,16 @@ export function pointsAndBoards(
     }
   }
   return { credits, boards, balance };
+}
+
+/**
+ * The ledger entries of `moves`, each with the balance after it, in order:
+ * for a user who is not on the boards (not onboarded: points are kept, the
+ * boards come at onboarding).
+ */
+export function ledgerEntries(balance: number, moves: readonly PointsMove[]): LedgerCredit[] {
+  return moves.map(({ boards: _boards, ...entry }) => {
+    balance += entry.delta;
+    return { ...entry, balanceAfter: balance };
+  });
 }

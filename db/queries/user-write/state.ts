@@ -6,7 +6,14 @@
  */
 import { sql, type Expression, type Kysely } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
-import type { Database, LedgerRow, ProfileRow, StoredQuest, UserRow } from '../../schema.js';
+import type {
+  Database,
+  LedgerRow,
+  ProfileRow,
+  StoredQuest,
+  StoredStreak,
+  UserRow,
+} from '../../schema.js';
 import { Slot, fill, type CompiledStatements } from '../../statements.js';
 
 /** The board that keeps the balance (db/schema.ts describes board names). */
@@ -26,23 +33,91 @@ export interface UserState {
   profile: ProfileRow | undefined;
   /** The user's entries on the boards asked for, by board; no all-time entry before onboarding. */
   entries: Map<string, BoardEntry>;
-  /** The balance, kept on the all-time leaderboard entry (0 before onboarding). */
+  /**
+   * The balance: the all-time entry's points once onboarded; before, the
+   * newest ledger entry's balanceAfter (events award points before onboarding).
+   */
   points: number;
+  /** The stored quests of the periods asked for, by instanceKey (src/domain/quests.ts). */
   quests: Map<string, StoredQuest>;
+  streaks: Map<string, StoredStreak>;
+  /** Units recorded (and not reversed) in each usage window asked for, by its key. */
+  usage: Map<string, number>;
+  /**
+   * The stored events among those asked for (scope.recorded), by event id,
+   * read in the same snapshot: whoever they belong to.
+   */
+  recorded: Map<string, RecordedEventRow>;
   /** When the user last replaced an existing handle (handle_history kind `change`): the cooldown's start. */
   lastHandleChangeAt: Date | undefined;
 }
 
+/** One window a write sums a user's recorded units of an event type over (a cap's). */
+export interface UsageWindow {
+  key: string;
+  type: string;
+  from: Date;
+  to: Date;
+}
+
+/** What a state read covers besides the user itself. */
+export interface StateScope {
+  /** The boards whose entries it reads. */
+  boards: readonly string[];
+  /** The quest periods whose rows it reads ('' for one-time quests). */
+  periods: readonly string[];
+  usage?: readonly UsageWindow[];
+  /** Events of one sender to look up (its ids), whoever they were recorded for. */
+  recorded?: { clientId: string; ids: readonly string[] };
+}
+
+/** An activity_events row as the state read returns it. */
+export interface RecordedEventRow {
+  userId: string;
+  type: string;
+  value: number;
+  occurredAt: Date;
+  bodyHash: string;
+  points: number;
+  balanceAfter: number;
+  questsCompleted: unknown;
+  recordedAt: Date;
+  reversedAt: Date | null;
+}
+
+/** A stored quest's key in UserState.quests: its id, and its period when it repeats. */
+export function questKey(questId: string, period: string): string {
+  return period === '' ? questId : `${questId}@${period}`;
+}
+
+/** The scope as the state read takes it: one JSON value. */
+export function scopeJson(scope: StateScope): string {
+  return JSON.stringify({
+    boards: scope.boards,
+    periods: scope.periods,
+    usage: (scope.usage ?? []).map((w) => ({
+      key: w.key,
+      type: w.type,
+      from: w.from.toISOString(),
+      to: w.to.toISOString(),
+    })),
+    recorded: scope.recorded ?? { clientId: null, ids: [] },
+  });
+}
+
 /**
- * The state read: the user's columns, the profile and quests and entries as
- * JSON, for the user `userId` and the boards listed in the JSON array
- * `boardsJson` (both values or column references).
+ * The state read: the user's columns, the profile, entries, quests and
+ * streaks as JSON, the ledger's balance and the usage sums, for the user
+ * `userId` and the scope in the JSON value `scope` (both values or column
+ * references).
  */
 export function userStateQuery(
   db: Kysely<Database>,
   userId: Expression<string>,
-  boardsJson: Expression<string>,
+  scope: Expression<string>,
 ) {
+  const listed = (name: string) =>
+    sql`ARRAY(SELECT jsonb_array_elements_text(${scope}::jsonb -> ${sql.lit(name)}))`;
   return db
     .selectFrom('users as u')
     .selectAll('u')
@@ -55,16 +130,56 @@ export function userStateQuery(
           .selectFrom('leaderboardEntries as e')
           .select(['e.board', 'e.points', sql<string>`e.reached_seq::text`.as('seq'), 'e.teamKey'])
           .whereRef('e.userId', '=', 'u.id')
-          .where(
-            sql<boolean>`e.board = ANY (ARRAY(SELECT jsonb_array_elements_text(${boardsJson}::jsonb)))`,
-          ),
+          .where(sql<boolean>`e.board = ANY (${listed('boards')})`),
       ).as('entries'),
       jsonArrayFrom(
         eb
           .selectFrom('userQuests as q')
-          .select(['q.questId', 'q.progress', 'q.target', 'q.status', 'q.completedAt'])
-          .whereRef('q.userId', '=', 'u.id'),
+          .select([
+            'q.questId',
+            'q.period',
+            'q.progress',
+            'q.target',
+            'q.tiersReached',
+            'q.status',
+            'q.completedAt',
+          ])
+          .whereRef('q.userId', '=', 'u.id')
+          .where(sql<boolean>`q.period = ANY (${listed('periods')})`),
       ).as('quests'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('userStreaks as k')
+          .select(['k.streakId', 'k.current', 'k.best', 'k.lastPeriodStart', 'k.runStartedAt'])
+          .whereRef('k.userId', '=', 'u.id'),
+      ).as('streaks'),
+      eb
+        .selectFrom('pointsLedger as l')
+        .select('l.balanceAfter')
+        .whereRef('l.userId', '=', 'u.id')
+        .orderBy('l.id', 'desc')
+        .limit(sql.lit(1))
+        .as('ledgerBalance'),
+      // An array, not an object keyed by window: result keys are camel-cased, values are not.
+      sql<{ key: string; units: string | number }[]>`(
+        SELECT coalesce(json_agg(json_build_object('key', w.key, 'units', (
+          SELECT coalesce(sum(a.value), 0) FROM activity_events a
+          WHERE a.user_id = u.id AND a.type = w.type AND a.reversed_at IS NULL
+            AND a.occurred_at >= w.from_at AND a.occurred_at < w.to_at))), '[]')
+        FROM jsonb_to_recordset(${scope}::jsonb -> 'usage')
+          AS w(key text, type text, from_at timestamptz, to_at timestamptz))`.as('usage'),
+      sql<RecordedJson[]>`(
+        SELECT coalesce(json_agg(json_build_object('event_id', a.event_id, 'user_id', a.user_id,
+          'type', a.type, 'value', a.value, 'occurred_at', a.occurred_at,
+          'body_hash', a.body_hash, 'points', a.points, 'balance_after', a.balance_after,
+          'quests_completed', a.quests_completed, 'recorded_at', a.recorded_at,
+          'reversed_at', a.reversed_at)), '[]')
+        FROM activity_events a
+        WHERE a.client_id = ${scope}::jsonb #>> '{recorded,clientId}'
+          AND a.event_id = ANY (ARRAY(
+            SELECT jsonb_array_elements_text(${scope}::jsonb #> '{recorded,ids}'))))`.as(
+        'recorded',
+      ),
       eb
         .selectFrom('handleHistory as h')
         .select('h.changedAt')
@@ -85,23 +200,23 @@ export async function readUserState(
   db: Kysely<Database>,
   statements: CompiledStatements,
   userId: string,
-  boards: readonly string[] = [ALL_TIME_BOARD],
+  scope: StateScope = { boards: [ALL_TIME_BOARD], periods: [''] },
 ): Promise<UserState | undefined> {
   const template = statements.template('user state', (compiler) =>
     userStateQuery(
       compiler,
       arg((a) => a.userId),
-      arg((a) => a.boards),
+      arg((a) => a.scope),
     ).compile(),
   );
   const {
     rows: [row],
-  } = await db.executeQuery<StateRow>(fill(template, { userId, boards: JSON.stringify(boards) }));
+  } = await db.executeQuery<StateRow>(fill(template, { userId, scope: scopeJson(scope) }));
   return row && stateFromRow(row);
 }
 
 /** A bound argument of the state read, filled from each call's arguments. */
-function arg(read: (args: { userId: string; boards: string }) => string): Expression<string> {
+function arg(read: (args: { userId: string; scope: string }) => string): Expression<string> {
   return sql<string>`${new Slot(read)}`;
 }
 
@@ -117,11 +232,32 @@ export type StateRow = Omit<UserRow, 'onboardedAt' | 'createdAt' | 'updatedAt' |
   profile: ProfileJson | null;
   entries: Array<BoardEntry & { board: string }>;
   quests: QuestJson[];
+  streaks: StreakJson[];
+  ledgerBalance: number | null;
+  usage: { key: string; units: string | number }[];
+  recorded: RecordedJson[];
   lastHandleChangeAt: Date | string | null;
 };
 
+type RecordedJson = Omit<RecordedEventRow, 'occurredAt' | 'recordedAt' | 'reversedAt'> & {
+  eventId: string;
+  occurredAt: string;
+  recordedAt: string;
+  reversedAt: string | null;
+};
+
 export function stateFromRow(row: StateRow): UserState {
-  const { profile, entries, quests, lastHandleChangeAt, ...user } = row;
+  const {
+    profile,
+    entries,
+    quests,
+    streaks,
+    ledgerBalance,
+    usage,
+    recorded,
+    lastHandleChangeAt,
+    ...user
+  } = row;
   const byBoard = new Map(
     entries.map(({ board, ...entry }) => [board, entry satisfies BoardEntry]),
   );
@@ -136,8 +272,23 @@ export function stateFromRow(row: StateRow): UserState {
     },
     profile: profile === null ? undefined : profileFromJson(profile),
     entries: byBoard,
-    points: byBoard.get(ALL_TIME_BOARD)?.points ?? 0,
-    quests: new Map(quests.map((quest) => [quest.questId, questFromJson(quest)])),
+    points: byBoard.get(ALL_TIME_BOARD)?.points ?? ledgerBalance ?? 0,
+    quests: new Map(
+      quests.map((quest) => [questKey(quest.questId, quest.period), questFromJson(quest)]),
+    ),
+    streaks: new Map(streaks.map((streak) => [streak.streakId, streakFromJson(streak)])),
+    usage: new Map(usage.map(({ key, units }) => [key, Number(units)])),
+    recorded: new Map(
+      recorded.map(({ eventId, occurredAt, recordedAt, reversedAt, ...event }) => [
+        eventId,
+        {
+          ...event,
+          occurredAt: toDate(occurredAt),
+          recordedAt: toDate(recordedAt),
+          reversedAt: toDateOrNull(reversedAt),
+        },
+      ]),
+    ),
   };
 }
 
@@ -162,6 +313,19 @@ export function ledgerFromJson(json: LedgerJson): LedgerRow {
 
 export function questFromJson(json: QuestJson): StoredQuest {
   return { ...json, completedAt: toDateOrNull(json.completedAt) };
+}
+
+export type StreakJson = Omit<StoredStreak, 'lastPeriodStart' | 'runStartedAt'> & {
+  lastPeriodStart: string | null;
+  runStartedAt: string | null;
+};
+
+export function streakFromJson(json: StreakJson): StoredStreak {
+  return {
+    ...json,
+    lastPeriodStart: toDateOrNull(json.lastPeriodStart),
+    runStartedAt: toDateOrNull(json.runStartedAt),
+  };
 }
 
 const toDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));

@@ -36,6 +36,7 @@ import { addCounts, countDeltas, rankExpression, type CountDelta } from '../rank
 import type { UserWritePlan } from './plan.js';
 import {
   ALL_TIME_BOARD,
+  scopeJson,
   userStateQuery,
   type BoardEntry,
   type LedgerJson,
@@ -143,7 +144,9 @@ const PARTS: ReadonlyArray<(plan: UserWritePlan) => Part | undefined> = [
   profilePart,
   boardsPart,
   questsPart,
+  streaksPart,
   ledgerPart,
+  activityPart,
   handlePart,
   outboxPart,
   rankPart,
@@ -283,8 +286,10 @@ function questsPart(plan: UserWritePlan): Part | undefined {
   if (plan.quests.length === 0) return undefined;
   const quests = plan.quests.map((quest) => ({
     quest_id: quest.questId,
+    period: quest.period,
     progress: quest.progress,
     target: quest.target,
+    tiers_reached: quest.tiersReached,
     status: quest.status,
     completed: quest.completedAt !== null,
   }));
@@ -292,30 +297,133 @@ function questsPart(plan: UserWritePlan): Part | undefined {
     ctes: [
       [
         'quests',
-        sql`INSERT INTO user_quests (user_id, quest_id, progress, target, status, completed_at, updated_at)
-        SELECT g.id, q.quest_id, q.progress, q.target, q.status,
+        sql`INSERT INTO user_quests (user_id, quest_id, period, progress, target, tiers_reached,
+                                 status, completed_at, updated_at)
+        SELECT g.id, q.quest_id, q.period, q.progress, q.target, q.tiers_reached, q.status,
                CASE WHEN q.completed THEN now() END, now()
         FROM guard g
         CROSS JOIN jsonb_to_recordset(${v.quests}::jsonb)
-          AS q(quest_id text, progress integer, target integer, status text, completed boolean)
-        ON CONFLICT (user_id, quest_id) DO UPDATE SET
+          AS q(quest_id text, period text, progress integer, target integer,
+               tiers_reached integer, status text, completed boolean)
+        ON CONFLICT (user_id, quest_id, period) DO UPDATE SET
           progress = excluded.progress,
           target = excluded.target,
+          tiers_reached = excluded.tiers_reached,
           status = excluded.status,
           -- A completion time, once set, never moves.
           completed_at = coalesce(user_quests.completed_at, excluded.completed_at),
           updated_at = now()
-        RETURNING quest_id, progress, target, status, completed_at`,
+        RETURNING quest_id, period, progress, target, tiers_reached, status, completed_at`,
       ],
     ],
     columns: [
       [
         'written_quests',
         sql`(SELECT coalesce(json_agg(json_build_object('quest_id', q.quest_id,
-                'progress', q.progress, 'target', q.target, 'status', q.status,
+                'period', q.period, 'progress', q.progress, 'target', q.target,
+                'tiers_reached', q.tiers_reached, 'status', q.status,
                 'completed_at', q.completed_at)), '[]')
          FROM quests q)`,
       ],
+    ],
+  }));
+}
+
+function streaksPart(plan: UserWritePlan): Part | undefined {
+  const streaks = plan.streaks ?? [];
+  if (streaks.length === 0) return undefined;
+  const rows = streaks.map((streak) => ({
+    streak_id: streak.streakId,
+    current: streak.current,
+    best: streak.best,
+    last_period_start: streak.lastPeriodStart?.toISOString() ?? null,
+    run_started_at: streak.runStartedAt?.toISOString() ?? null,
+  }));
+  return part('streaks', { streaks: JSON.stringify(rows) }, (v) => ({
+    ctes: [
+      [
+        'streaks',
+        sql`INSERT INTO user_streaks (user_id, streak_id, current, best, last_period_start,
+                                  run_started_at, updated_at)
+        SELECT g.id, k.streak_id, k.current, k.best, k.last_period_start, k.run_started_at, now()
+        FROM guard g
+        CROSS JOIN jsonb_to_recordset(${v.streaks}::jsonb)
+          AS k(streak_id text, current integer, best integer, last_period_start timestamptz,
+               run_started_at timestamptz)
+        ON CONFLICT (user_id, streak_id) DO UPDATE SET
+          current = excluded.current,
+          best = excluded.best,
+          last_period_start = excluded.last_period_start,
+          run_started_at = excluded.run_started_at,
+          updated_at = now()
+        RETURNING streak_id`,
+      ],
+    ],
+  }));
+}
+
+/**
+ * Events from other services: each recorded one is a row of its own, unique
+ * per (client, id) — the sender's idempotency key. A row some other write
+ * inserted first (the same id sent for another fan at the same moment) makes
+ * the insert fail and the statement write nothing (`event_taken`). A
+ * reversal marks its event's row; the row itself stays.
+ */
+function activityPart(plan: UserWritePlan): Part | undefined {
+  const activity = plan.activity;
+  if (!activity || (activity.recorded.length === 0 && !activity.reversed)) return undefined;
+  const rows = activity.recorded.map((event, ord) => ({
+    ord,
+    client_id: event.clientId,
+    event_id: event.eventId,
+    type: event.type,
+    type_version: event.typeVersion,
+    value: event.value,
+    occurred_at: event.occurredAt.toISOString(),
+    body_hash: event.bodyHash,
+    points: event.points,
+    balance_after: event.balanceAfter,
+    quests_completed: event.questsCompleted,
+  }));
+  const reversed = activity.reversed;
+  const values = {
+    events: JSON.stringify(rows),
+    reversedClient: reversed?.clientId ?? null,
+    reversedEvent: reversed?.eventId ?? null,
+  };
+  const key = `activity${rows.length > 0 ? '+record' : ''}${reversed ? '+reverse' : ''}`;
+  return part(key, values, (v) => ({
+    ctes: [
+      ...(rows.length > 0
+        ? ([
+            [
+              'activity',
+              sql`INSERT INTO activity_events (client_id, event_id, user_id, type, type_version,
+                value, occurred_at, body_hash, points, balance_after, quests_completed, recorded_at)
+              SELECT a.client_id, a.event_id, g.id, a.type, a.type_version, a.value, a.occurred_at,
+                     a.body_hash, a.points, a.balance_after, a.quests_completed, now()
+              FROM guard g
+              CROSS JOIN jsonb_to_recordset(${v.events}::jsonb)
+                AS a(ord integer, client_id text, event_id text, type text, type_version integer,
+                     value integer, occurred_at timestamptz, body_hash text, points integer,
+                     balance_after integer, quests_completed jsonb)
+              ORDER BY a.ord
+              RETURNING id`,
+            ],
+          ] as const)
+        : []),
+      ...(reversed
+        ? ([
+            [
+              'reversal',
+              sql`UPDATE activity_events a SET reversed_at = now()
+              FROM guard g
+              WHERE a.client_id = ${v.reversedClient}::text AND a.event_id = ${v.reversedEvent}::text
+                AND a.user_id = g.id AND a.reversed_at IS NULL
+              RETURNING a.id`,
+            ],
+          ] as const)
+        : []),
     ],
   }));
 }
@@ -324,7 +432,7 @@ function questsPart(plan: UserWritePlan): Part | undefined {
 const LEDGER_JSON = sql`json_build_object('id', l.id::text, 'user_id', l.user_id,
   'delta', l.delta, 'reason', l.reason, 'quest_id', l.quest_id,
   'idempotency_key', l.idempotency_key, 'balance_after', l.balance_after,
-  'created_at', l.created_at)`;
+  'created_at', l.created_at, 'source', l.source, 'source_detail', l.source_detail)`;
 
 /** Ledger rows as a JSON array, newest first. */
 const ledgerArray = (rows: RawBuilder<unknown>) =>
@@ -339,18 +447,21 @@ function ledgerPart(plan: UserWritePlan): Part | undefined {
     quest_id: credit.questId,
     idempotency_key: credit.key,
     balance_after: credit.balanceAfter,
+    source: credit.source,
+    source_detail: credit.sourceDetail,
   }));
   return part('ledger', { credits: JSON.stringify(credits) }, (v) => ({
     ctes: [
       [
         'ledger',
-        sql`INSERT INTO points_ledger
-          (user_id, delta, reason, quest_id, idempotency_key, balance_after, created_at)
-        SELECT g.id, c.delta, c.reason, c.quest_id, c.idempotency_key, c.balance_after, now()
+        sql`INSERT INTO points_ledger (user_id, delta, reason, quest_id, idempotency_key,
+                                   balance_after, created_at, source, source_detail)
+        SELECT g.id, c.delta, c.reason, c.quest_id, c.idempotency_key, c.balance_after, now(),
+               c.source, c.source_detail
         FROM guard g
         CROSS JOIN jsonb_to_recordset(${v.credits}::jsonb)
           AS c(ord integer, delta integer, reason text, quest_id text,
-               idempotency_key text, balance_after integer)
+               idempotency_key text, balance_after integer, source text, source_detail jsonb)
         ORDER BY c.ord
         RETURNING *`,
       ],
@@ -508,7 +619,7 @@ function outboxPart(plan: UserWritePlan): Part | undefined {
           'events',
           sql`INSERT INTO live_events (user_id, type, payload)
           SELECT g.id, e.type,
-            CASE WHEN e.type = 'quest_completed'
+            CASE WHEN e.type = 'quest_completed' AND e.payload #>> '{quest,status}' = 'completed'
                  THEN jsonb_set(e.payload, '{quest,completedAt}', to_jsonb(${dateText}))
                  ELSE e.payload END
           FROM guard g CROSS JOIN (
@@ -602,20 +713,20 @@ function historyPart(plan: UserWritePlan): Part | undefined {
  * needs no read of its own; null when the user is gone.
  */
 function currentStatePart(plan: UserWritePlan): Part | undefined {
-  const boards = plan.returnStateOnBoards;
-  if (!boards) return undefined;
-  const values = { userId: plan.userId, boards: JSON.stringify(boards) };
+  const scope = plan.returnStateOn;
+  if (!scope) return undefined;
+  const values = { userId: plan.userId, scope: scopeJson(scope) };
   return part('current state', values, (v, { db }) => ({
     columns: [
       [
         'current_state',
         sql`CASE WHEN g.id IS NULL THEN (
           SELECT to_json(s)
-          FROM (SELECT ${v.userId}::uuid AS user_id, ${v.boards}::text AS boards) AS state_args
+          FROM (SELECT ${v.userId}::uuid AS user_id, ${v.scope}::text AS scope) AS state_args
           CROSS JOIN LATERAL (${userStateQuery(
             db,
             sql.ref<string>('state_args.user_id'),
-            sql.ref<string>('state_args.boards'),
+            sql.ref<string>('state_args.scope'),
           )}) s
         ) END`,
       ],

@@ -33,7 +33,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema
     .createTable('catalog_revision')
-    .addColumn('id', 'boolean', (col) => col.primaryKey().defaultTo(true).check(sql`id`))
+    .addColumn('id', 'boolean', (col) =>
+      col
+        .primaryKey()
+        .defaultTo(true)
+        .check(sql`id`),
+    )
     .addColumn('revision', 'bigint', (col) => col.notNull())
     .execute();
   await sql`INSERT INTO catalog_revision (id, revision) VALUES (true, 1)`.execute(db);

@@ -1,0 +1,503 @@
+import { findRecordedEvents, type ActivityEntry } from '../../db/queries/activity.js';
+import { archivedAmong } from '../../db/queries/season-archives.js';
+import { ensureUsers } from '../../db/queries/users.js';
+import {
+  applyUserWrite,
+  ledgerEntries,
+  pointsAndBoards,
+  readUserState,
+  type LedgerCredit,
+  type RecordedEventRow,
+  type StateScope,
+  type UsageWindow,
+  type UserState,
+  type UserWritePlan,
+} from '../../db/queries/user-write/index.js';
+import {
+  capWindows,
+  checkEvent,
+  eventBodyHash,
+  isRejection,
+  planFanEvents,
+  reversalKey,
+  usageKey,
+  type AcceptedEvent,
+  type CompletedQuest,
+  type Rejection,
+  type FanActivityPlan,
+  type RecordedEvent,
+  type SentEvent,
+} from '../domain/activity.js';
+import { ALL_TIME_BOARD, seasonBoards, writeBoards } from '../domain/boards.js';
+import type { Catalog } from '../domain/catalog.js';
+import {
+  pointsAwarded,
+  questCompleted,
+  streakChanged,
+  type NewLiveEvent,
+} from '../domain/events.js';
+import { pointsMove, type Award } from '../domain/ledger.js';
+import { currentPeriods, periodAt } from '../domain/periods.js';
+import { QuestBook } from '../domain/quests.js';
+import { AppError } from '../app-error.js';
+import type { WriteDeps } from './profile.js';
+
+/**
+ * Points from activity (docs/ACTIVITY.md): a batch of events from another
+ * service, each recorded at most once per (client, id), planned per fan
+ * from the fan's state and stored in one guarded write per fan.
+ */
+
+/** What the events path needs besides the write path's collaborators. */
+export interface ActivityDeps extends WriteDeps {
+  config: WriteDeps['config'] & { activity: { maxAgeHours: number } };
+}
+
+/** The sending service, as its token names it. */
+export interface Sender {
+  issuer: string;
+  clientId: string;
+}
+
+export type EventResult =
+  | {
+      id: string;
+      status: 'recorded' | 'duplicate';
+      points: number;
+      balance: number;
+      questsCompleted: CompletedQuest[];
+      reversed: boolean;
+    }
+  | { id: string; status: 'rejected'; error: Rejection };
+
+/** How many fans of one batch are written at the same time (each write is one statement). */
+const FAN_CONCURRENCY = 4;
+
+/** How many times one fan's events are planned and tried before the fan's events answer 503. */
+const FAN_ATTEMPTS = 8;
+
+/**
+ * Records a batch: each event's result, in order. A batch is not
+ * all-or-nothing; each event is (and the events of one fan in one batch are
+ * written together).
+ */
+export async function recordEvents(
+  deps: ActivityDeps,
+  sender: Sender,
+  events: readonly SentEvent[],
+): Promise<EventResult[]> {
+  const catalog = await deps.catalog.current();
+  const now = deps.clock();
+  const results: (EventResult | undefined)[] = events.map(() => undefined);
+
+  // Sent before (by anyone, in this batch or an earlier one): the stored result.
+  const stored = await findRecordedEvents(
+    deps.db,
+    sender.clientId,
+    events.map((event) => event.id),
+  );
+  const firstOfId = new Map<string, number>();
+  const byFan = new Map<string, AcceptedEvent[]>();
+  events.forEach((event, index) => {
+    const hash = eventBodyHash(event);
+    const earlier = stored.get(event.id);
+    if (earlier) {
+      results[index] = replay(event.id, hash, earlier);
+      return;
+    }
+    const first = firstOfId.get(event.id);
+    if (first !== undefined) return; // answered from the first one, below
+    firstOfId.set(event.id, index);
+    const checked = checkEvent(event, index, catalog, now, deps.config.activity.maxAgeHours);
+    if (isRejection(checked)) {
+      results[index] = rejected(event.id, checked);
+      return;
+    }
+    const fan = byFan.get(event.subject) ?? [];
+    fan.push(checked);
+    byFan.set(event.subject, fan);
+  });
+
+  const userIds = await ensureUsers(deps.db, sender.issuer, [...byFan.keys()]);
+  const fans = [...byFan].map(([subject, accepted]) => ({
+    userId: userIds.get(subject)!,
+    events: accepted,
+  }));
+  await eachLimited(fans, FAN_CONCURRENCY, async (fan) => {
+    for (const [index, result] of await recordFanEvents(deps, catalog, sender, fan, now)) {
+      results[index] = result;
+    }
+  });
+
+  // A repeat of an id within the batch: the first one's answer, if it is the same event.
+  events.forEach((event, index) => {
+    if (results[index]) return;
+    const first = results[firstOfId.get(event.id)!]!;
+    const same = eventBodyHash(events[firstOfId.get(event.id)!]!) === eventBodyHash(event);
+    results[index] = !same
+      ? rejected(event.id, reusedId())
+      : first.status === 'rejected'
+        ? first
+        : { ...first, status: 'duplicate' };
+  });
+  return results.map((result) => result!);
+}
+
+/** The answer to an id sent again: the stored result if the body is the same. */
+function replay(id: string, hash: string, stored: ActivityEntry | RecordedEventRow): EventResult {
+  if (stored.bodyHash !== hash) return rejected(id, reusedId());
+  return {
+    id,
+    status: 'duplicate',
+    points: stored.points,
+    balance: stored.balanceAfter,
+    questsCompleted: stored.questsCompleted as CompletedQuest[],
+    reversed: stored.reversedAt !== null,
+  };
+}
+
+function reusedId(): Rejection {
+  return {
+    code: 'EVENT_ID_REUSED',
+    message: 'This id was already sent with a different body (subject, type, value or occurredAt)',
+  };
+}
+
+function rejected(id: string, error: Rejection): EventResult {
+  return { id, status: 'rejected', error };
+}
+
+/**
+ * One fan's events: read the fan's state (with the cap windows the events
+ * count in and any of their ids stored since the batch's lookup), plan, and
+ * write in one statement guarded by the state's version; plan again when
+ * another write of the fan landed first.
+ */
+async function recordFanEvents(
+  deps: ActivityDeps,
+  catalog: Catalog,
+  sender: Sender,
+  fan: { userId: string; events: AcceptedEvent[] },
+  now: Date,
+): Promise<Map<number, EventResult>> {
+  const scope = fanScope(catalog, sender, fan.events, now);
+  for (let attempt = 1; ; attempt += 1) {
+    const state = await readUserState(deps.db, deps.statements, fan.userId, scope);
+    if (!state)
+      throw new AppError(
+        'UNAVAILABLE',
+        'A fan was deleted while their events were recorded; retry',
+        { retryAfterSeconds: 1 },
+      );
+    const answers = new Map<number, EventResult>();
+    const fresh = fan.events.filter((event) => {
+      const stored = state.recorded.get(event.id);
+      if (stored) answers.set(event.index, replay(event.id, event.bodyHash, stored));
+      return !stored;
+    });
+    const plan = planFanEvents({
+      catalog,
+      clientId: sender.clientId,
+      state: { usage: state.usage, quests: state.quests, streaks: state.streaks },
+      events: fresh,
+      now,
+    });
+    for (const [index, outcome] of plan.outcomes) {
+      if (outcome.status === 'rejected')
+        answers.set(
+          index,
+          rejected(fan.events.find((e) => e.index === index)!.id, outcome.rejection),
+        );
+    }
+    if (plan.recorded.length === 0) return answers;
+
+    const { write, balances } = activityWrite(state, sender, plan, now);
+    const result = await applyUserWrite(deps.db, deps.statements, write);
+    switch (result.outcome) {
+      case 'written':
+        deps.userStates.delete(fan.userId);
+        for (const recorded of plan.recorded) {
+          answers.set(recorded.event.index, {
+            id: recorded.event.id,
+            status: 'recorded',
+            points: recorded.points,
+            balance: balances.get(recorded.event.id)!,
+            questsCompleted: recorded.questsCompleted,
+            reversed: false,
+          });
+        }
+        return answers;
+      case 'stale':
+      case 'event_taken':
+        if (attempt >= FAN_ATTEMPTS) throw tooManyWrites();
+        await sleep(Math.random() * 2 ** attempt);
+        break;
+      case 'gone':
+        throw new AppError(
+          'UNAVAILABLE',
+          'A fan was deleted while their events were recorded; retry',
+          { retryAfterSeconds: 1 },
+        );
+      case 'handle_taken':
+        throw new Error('an events write claimed a handle');
+    }
+  }
+}
+
+/**
+ * What a fan's state read covers: the boards of `now` (the fan's entries
+ * move), the quest periods the events and `now` fall in, the cap windows the
+ * events count in, and the events' ids.
+ */
+function fanScope(
+  catalog: Catalog,
+  sender: Sender,
+  events: readonly AcceptedEvent[],
+  now: Date,
+): StateScope {
+  const periods = new Set(currentPeriods(now));
+  const usage = new Map<string, UsageWindow>();
+  for (const event of events) {
+    for (const kind of ['day', 'week', 'month'] as const) {
+      periods.add(periodAt(kind, event.occurredAt).id);
+    }
+    for (const { span } of capWindows(event.type.definition, event.occurredAt)) {
+      const key = usageKey(event.type.definition.key, span);
+      usage.set(key, {
+        key,
+        type: event.type.definition.key,
+        from: span.startsAt,
+        to: span.endsAt,
+      });
+    }
+  }
+  return {
+    boards: writeBoards(now),
+    periods: [...periods],
+    usage: [...usage.values()],
+    recorded: { clientId: sender.clientId, ids: events.map((event) => event.id) },
+  };
+}
+
+/**
+ * The fan's write: the ledger entries of every award, on the boards of `now`
+ * once the fan is onboarded (before, the points are kept in the ledger and
+ * reach the boards at onboarding); the quests, streaks and events rows; and
+ * the announcements, each event's followed by what it completed.
+ */
+function activityWrite(
+  state: UserState,
+  sender: Sender,
+  plan: FanActivityPlan,
+  now: Date,
+): { write: UserWritePlan; balances: Map<string, number> } {
+  const { recorded } = plan;
+  const onBoards = state.user.onboardedAt !== null;
+  const boards = onBoards ? writeBoards(now) : [];
+  const moves = plan.awards.map((award) => pointsMove(award, boards));
+  const placed = onBoards
+    ? pointsAndBoards(state, moves, { teamBoards: [], teamChanged: false })
+    : { credits: ledgerEntries(state.points, moves), boards: [] };
+  const credits = new Map<string, LedgerCredit>(
+    placed.credits.map((credit) => [credit.key, credit]),
+  );
+  // An event's balance is the one after the last thing it earned.
+  const balances = new Map<string, number>();
+  let balance = state.points;
+  const events: NewLiveEvent[] = [];
+  const announce = (award: Award) => {
+    const credit = credits.get(award.key);
+    if (!credit) return;
+    balance = credit.balanceAfter;
+    events.push(pointsAwarded({ ...credit, source: award.source }));
+  };
+  for (const event of recorded) {
+    const [own, ...earned] = event.awards;
+    if (own?.source.kind === 'event') announce(own);
+    for (const tier of event.tiers) {
+      events.push(questCompleted(tier));
+      const award = earned.find((candidate) => candidate.key === tier.key);
+      if (award) announce(award);
+    }
+    for (const streakEvent of event.streakEvents) events.push(streakChanged(streakEvent));
+    for (const milestone of event.milestones) {
+      const award = earned.find((candidate) => candidate.key === milestone.key);
+      if (award) announce(award);
+    }
+    balances.set(event.event.id, balance);
+  }
+  const write: UserWritePlan = {
+    userId: state.user.id,
+    expectedVersion: state.user.version,
+    onboard: false,
+    profile: undefined,
+    boards: placed.boards,
+    team: { favoriteTeam: state.profile?.favoriteTeam ?? null, changed: false },
+    quests: plan.quests.plan().writes,
+    streaks: plan.streaks.plan().writes,
+    credits: placed.credits,
+    activity: {
+      recorded: recorded.map((event) => ({
+        clientId: sender.clientId,
+        eventId: event.event.id,
+        type: event.event.type.definition.key,
+        typeVersion: event.event.type.version,
+        value: event.event.value,
+        occurredAt: event.event.occurredAt,
+        bodyHash: event.event.bodyHash,
+        points: event.points,
+        balanceAfter: balances.get(event.event.id)!,
+        questsCompleted: event.questsCompleted,
+      })),
+    },
+    events: events.map((event) => ({ type: event.type, payload: event.data })),
+    announceRanks: onBoards && placed.credits.length > 0,
+    historyLimit: 0,
+    rank: false,
+  };
+  return { write, balances };
+}
+
+function tooManyWrites(): AppError {
+  return new AppError('UNAVAILABLE', 'Too many simultaneous writes to one fan; retry shortly', {
+    retryAfterSeconds: 1,
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Runs `task` over `items`, at most `limit` at a time; rejects with the first failure. */
+async function eachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+export interface ReversalResult {
+  id: string;
+  status: 'reversed' | 'already_reversed';
+  points: number;
+  balance: number;
+}
+
+/**
+ * Reverses one of the sender's events (docs/ACTIVITY.md, "Reversal"): a
+ * compensating ledger entry, never a deletion. The balance, the all-time
+ * board and the fan's entries on the week and month boards the points
+ * landed on (those of when the event was recorded, unless that season's
+ * standings are already archived: archives are final) move back in the same
+ * statement; quests counting the event's type lose its progress, and keep
+ * what they reached. Idempotent: reversing it again changes nothing.
+ */
+export async function reverseEvent(
+  deps: ActivityDeps,
+  sender: Sender,
+  eventId: string,
+): Promise<ReversalResult> {
+  const catalog = await deps.catalog.current();
+  const stored = (await findRecordedEvents(deps.db, sender.clientId, [eventId])).get(eventId);
+  if (!stored) {
+    throw new AppError(
+      'NOT_FOUND',
+      `No event "${eventId}" was recorded from client "${sender.clientId}"`,
+    );
+  }
+  const seasons = seasonBoards(stored.recordedAt);
+  const archived = await archivedAmong(deps.db, [seasons.week, seasons.month]);
+  for (let attempt = 1; ; attempt += 1) {
+    const now = deps.clock();
+    // The state first, then the event in the same snapshot: a reversal that
+    // lands after this read moves the version, and this one plans again.
+    const state = await readUserState(deps.db, deps.statements, stored.userId, {
+      boards: [ALL_TIME_BOARD, seasons.week, seasons.month],
+      periods: [
+        ...new Set([
+          '',
+          ...(['day', 'week', 'month'] as const).map(
+            (kind) => periodAt(kind, stored.occurredAt).id,
+          ),
+        ]),
+      ],
+      recorded: { clientId: sender.clientId, ids: [eventId] },
+    });
+    const event = state?.recorded.get(eventId);
+    if (!state || !event || event.userId !== state.user.id) {
+      throw new AppError('NOT_FOUND', `The fan of event "${eventId}" no longer has an account`);
+    }
+    if (event.reversedAt !== null) {
+      return { id: eventId, status: 'already_reversed', points: 0, balance: state.points };
+    }
+    if (state.points < event.points) {
+      throw new AppError(
+        'INSUFFICIENT_BALANCE',
+        `Reversing "${eventId}" would take the fan's balance below 0: adjust it first`,
+      );
+    }
+    const onBoards = state.user.onboardedAt !== null;
+    const boards = onBoards
+      ? [ALL_TIME_BOARD, seasons.week, seasons.month].filter(
+          (board) => board === ALL_TIME_BOARD || (state.entries.has(board) && !archived.has(board)),
+        )
+      : [];
+    const awards: Award[] =
+      event.points === 0
+        ? []
+        : [
+            {
+              key: reversalKey(sender.clientId, eventId),
+              delta: -event.points,
+              source: { kind: 'reversal', type: event.type, clientId: sender.clientId, eventId },
+            },
+          ];
+    const moves = awards.map((award) => pointsMove(award, boards));
+    const placed = onBoards
+      ? pointsAndBoards(state, moves, { teamBoards: [], teamChanged: false })
+      : { credits: ledgerEntries(state.points, moves), boards: [] };
+    const quests = new QuestBook(catalog, state.quests);
+    quests.recordEvent(event.type, event.value, event.occurredAt, now, -1);
+    const credit = placed.credits[0];
+    const write: UserWritePlan = {
+      userId: state.user.id,
+      expectedVersion: state.user.version,
+      onboard: false,
+      profile: undefined,
+      boards: placed.boards,
+      team: { favoriteTeam: state.profile?.favoriteTeam ?? null, changed: false },
+      quests: quests.plan().writes,
+      credits: placed.credits,
+      activity: { recorded: [], reversed: { clientId: sender.clientId, eventId } },
+      events: credit
+        ? [pointsAwarded({ ...credit, source: awards[0]!.source })].map((e) => ({
+            type: e.type,
+            payload: e.data,
+          }))
+        : [],
+      announceRanks: onBoards && credit !== undefined,
+      historyLimit: 0,
+      rank: false,
+    };
+    const result = await applyUserWrite(deps.db, deps.statements, write);
+    if (result.outcome === 'written') {
+      deps.userStates.delete(state.user.id);
+      return {
+        id: eventId,
+        status: 'reversed',
+        points: -event.points,
+        balance: credit?.balanceAfter ?? state.points,
+      };
+    }
+    if (result.outcome === 'gone') {
+      throw new AppError('NOT_FOUND', `The fan of event "${eventId}" no longer has an account`);
+    }
+    if (attempt >= FAN_ATTEMPTS) throw tooManyWrites();
+    await sleep(Math.random() * 2 ** attempt);
+  }
+}
