@@ -23,7 +23,10 @@ import { createServer, type IncomingMessage } from 'node:http';
 import pg from 'pg';
 import { send, tokenVerifier } from './bare.js';
 import { PROFILE_FIELD_TABLE, PROFILE_FIELDS } from '../db/profile-fields.js';
-import { planQuestSync, questAwardKey, type StoredQuest } from '../src/domain/quests.js';
+import { parseCatalog, type Catalog } from '../src/domain/catalog.js';
+import { announcedQuest } from '../src/domain/events.js';
+import { currentPeriods } from '../src/domain/periods.js';
+import { instanceKey, planQuestSync, type StoredQuest } from '../src/domain/quests.js';
 import type { ProfileFields } from '../db/schema.js';
 
 const env = process.env;
@@ -149,24 +152,29 @@ async function syncQuests(
   userId: string,
   profile: ProfileFields,
 ): Promise<{ points: number; plan: ReturnType<typeof planQuestSync>; awarded: number }> {
+  const now = new Date();
   const { rows } = await client.query(
-    'SELECT quest_id, progress, target, status, completed_at FROM user_quests WHERE user_id = $1',
-    [userId],
+    `SELECT quest_id, period, progress, target, tiers_reached, status, completed_at
+     FROM user_quests WHERE user_id = $1 AND period = ANY($2)`,
+    [userId, currentPeriods(now)],
   );
   const stored = new Map<string, StoredQuest>(
     rows.map((r: Record<string, unknown>) => [
-      r.quest_id as string,
+      instanceKey(r.quest_id as string, r.period as string),
       {
         questId: r.quest_id as string,
+        period: r.period as string,
         progress: r.progress as number,
         target: r.target as number,
+        tiersReached: r.tiers_reached as number,
         status: r.status as StoredQuest['status'],
         completedAt: r.completed_at as Date | null,
       },
     ]),
   );
-  const plan = planQuestSync({ profile, onboarded: true }, stored, new Date());
-  const awarded = plan.newlyCompleted.reduce((sum, quest) => sum + quest.points, 0);
+  const plan = planQuestSync(await catalog(), { profile, onboarded: true }, stored, now);
+  const reached = plan.reached.filter((tier) => tier.points !== 0);
+  const awarded = reached.reduce((sum, tier) => sum + tier.points, 0);
   let points: number;
   if (awarded > 0) {
     const updated = await client.query<{ points: number }>(
@@ -178,9 +186,9 @@ async function syncQuests(
     points = updated.rows[0]!.points;
     let balance = points - awarded;
     const params: unknown[] = [userId];
-    const tuples = plan.newlyCompleted.map((quest) => {
-      balance += quest.points;
-      params.push(quest.points, quest.id, questAwardKey(quest.id), balance);
+    const tuples = reached.map((tier) => {
+      balance += tier.points;
+      params.push(tier.points, tier.instance.quest.definition.key, tier.key, balance);
       const n = params.length;
       return `($1, $${n - 3}, 'quest_completed', $${n - 2}, $${n - 1}, $${n})`;
     });
@@ -198,15 +206,37 @@ async function syncQuests(
   }
   for (const quest of plan.writes) {
     await client.query(
-      `INSERT INTO user_quests (user_id, quest_id, progress, target, status, completed_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, now())
-       ON CONFLICT (user_id, quest_id) DO UPDATE SET progress = excluded.progress,
-         target = excluded.target, status = excluded.status,
+      `INSERT INTO user_quests (user_id, quest_id, period, progress, target, tiers_reached, status,
+                                completed_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
+       ON CONFLICT (user_id, quest_id, period) DO UPDATE SET progress = excluded.progress,
+         target = excluded.target, tiers_reached = excluded.tiers_reached, status = excluded.status,
          completed_at = coalesce(user_quests.completed_at, excluded.completed_at), updated_at = now()`,
-      [userId, quest.questId, quest.progress, quest.target, quest.status, quest.completedAt],
+      [
+        userId,
+        quest.questId,
+        quest.period,
+        quest.progress,
+        quest.target,
+        quest.tiersReached,
+        quest.status,
+        quest.completedAt,
+      ],
     );
   }
   return { points, plan, awarded };
+}
+
+/** The catalog in force, read once (the bench never changes it). */
+let catalogRead: Promise<Catalog> | undefined;
+function catalog(): Promise<Catalog> {
+  catalogRead ??= pool
+    .query(
+      `SELECT DISTINCT ON (kind, key) kind, key, version, definition, retired
+       FROM catalog_definitions ORDER BY kind, key, version DESC`,
+    )
+    .then(({ rows }) => parseCatalog(0, rows).catalog);
+  return catalogRead;
 }
 
 function iso(value: unknown): string | null {
@@ -296,17 +326,7 @@ async function onboard(userId: string, body: Record<string, unknown>) {
       [userId],
     );
     const rank = ranked[0] as Record<string, unknown>;
-    const questJson = (view: (typeof plan.quests)[number]) => ({
-      id: view.quest.id,
-      title: view.quest.title,
-      description: view.quest.description,
-      points: view.quest.points,
-      progress: view.state.progress,
-      target: view.state.target,
-      status: view.state.status,
-      completedAt: iso(view.state.completedAt),
-    });
-    const completed = new Set(plan.newlyCompleted.map((quest) => quest.id));
+    const completed = new Set(plan.reached.map((tier) => tier.instance.quest.definition.key));
     return {
       status: first ? 201 : 200,
       data: {
@@ -333,8 +353,10 @@ async function onboard(userId: string, body: Record<string, unknown>) {
         },
         questSync: {
           pointsAwarded: awarded,
-          completed: plan.quests.filter((view) => completed.has(view.quest.id)).map(questJson),
-          quests: plan.quests.map(questJson),
+          completed: plan.quests
+            .filter((view) => completed.has(view.instance.quest.definition.key))
+            .map(announcedQuest),
+          quests: plan.quests.map(announcedQuest),
         },
       },
     };

@@ -42,6 +42,7 @@ import { CompiledStatements } from '../db/statements.js';
 import { streamCapacity } from '../src/live/capacity.js';
 import { updateProfile } from '../src/services/profile.js';
 import { UserStateCache } from '../src/services/state-cache.js';
+import { CatalogCache } from '../src/services/catalog.js';
 import { benchServiceEnv, startIssuer } from './issuer.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -334,6 +335,7 @@ async function main(): Promise<void> {
           clock: () => new Date(),
           config: { handles: { cooldownDays: 0, reserveDays: 0 } },
           userStates: new UserStateCache(0),
+          catalog: new CatalogCache(db, { refreshMs: 60_000 }),
         },
         fan.id,
         { rivalTeam: 'Rivals' },

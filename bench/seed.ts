@@ -37,6 +37,7 @@ import { ensureUser } from '../db/queries/users.js';
 import { getLeaderboard, getLeaderboardAroundMe } from '../src/services/leaderboard.js';
 import { onboard, updateProfile, type WriteDeps } from '../src/services/profile.js';
 import { UserStateCache } from '../src/services/state-cache.js';
+import { CatalogCache } from '../src/services/catalog.js';
 import { isSeeded, seedUsers } from './seed-data.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -136,6 +137,7 @@ async function main(): Promise<void> {
     clock: () => new Date(),
     config: CONFIG,
     userStates: new UserStateCache(0),
+    catalog: new CatalogCache(db, { refreshMs: 60_000 }),
   };
   try {
     say(`# bench:seed, ${users.toLocaleString('en')} users — ${new Date().toISOString()}`);

@@ -107,14 +107,9 @@ export const QuestDefinitionSchema = z
     order: z.int().min(0).max(1_000_000).default(1000),
     repeat: RepeatSchema.default('once'),
     goal: GoalSchema,
-    tiers: z
-      .array(TierSchema)
-      .min(1)
-      .max(10)
-      .meta({
-        description:
-          'Targets in increasing order; reaching each awards its points once per period.',
-      }),
+    tiers: z.array(TierSchema).min(1).max(10).meta({
+      description: 'Targets in increasing order; reaching each awards its points once per period.',
+    }),
   })
   .superRefine((d, ctx) => {
     d.tiers.forEach((tier, i) => {
@@ -172,11 +167,9 @@ export const StreakDefinitionSchema = z
     description: Description.default(''),
     order: z.int().min(0).max(1_000_000).default(1000),
     eventType: DefinitionKeySchema,
-    period: z
-      .enum(['day', 'week'])
-      .meta({
-        description: 'A streak counts consecutive UTC days or ISO weeks with a qualifying event.',
-      }),
+    period: z.enum(['day', 'week']).meta({
+      description: 'A streak counts consecutive UTC days or ISO weeks with a qualifying event.',
+    }),
     milestones: z
       .array(z.strictObject({ length: z.int().min(1).max(10_000), points: Points }))
       .max(20)

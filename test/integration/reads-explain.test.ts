@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { CatalogCache } from '../../src/services/catalog.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findUserByIdentity } from '../../db/queries/users.js';
 import type { Database } from '../../db/schema.js';
@@ -171,6 +172,10 @@ describe(`every read uses an index at ${EXPLAIN_SIZES.users} users on ${testDbKi
 
   it('GET /api/user/quests', async () => {
     const userId = (await findUserByIdentity(db, ISSUER, 'explain-7'))!.id;
-    expectIndexed(await explainQueriesOf(db, (rdb) => getQuests(rdb, userId)), 'quests');
+    const catalog = await new CatalogCache(db, { refreshMs: 60_000 }).current();
+    expectIndexed(
+      await explainQueriesOf(db, (rdb) => getQuests(rdb, catalog, userId, new Date())),
+      'quests',
+    );
   });
 });

@@ -7,7 +7,9 @@ import { UserGoneError } from '../../src/app-error.js';
 import { writeBoards } from '../../src/domain/boards.js';
 import { deleteAccount } from '../../src/services/deletion.js';
 import { onboard, updateProfile, type WriteDeps } from '../../src/services/profile.js';
-import { boardsKey, UserStateCache } from '../../src/services/state-cache.js';
+import { scopeKey, UserStateCache } from '../../src/services/state-cache.js';
+import { writeScope } from '../../src/services/profile.js';
+import { CatalogCache } from '../../src/services/catalog.js';
 import { CountStatements } from '../helpers/count-statements.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
 import { uniqueSubject } from '../helpers/test-app.js';
@@ -39,6 +41,7 @@ function instance(options: { cacheSize?: number; clock?: () => Date } = {}) {
     clock: options.clock ?? (() => new Date()),
     config: { handles: HANDLES },
     userStates: new UserStateCache(options.cacheSize ?? 100),
+    catalog: new CatalogCache(database.db, { refreshMs: 60_000 }),
   };
   /** Runs `write` and returns how many statements it sent. */
   const statements = async (write: () => Promise<unknown>) => {
@@ -51,11 +54,11 @@ function instance(options: { cacheSize?: number; clock?: () => Date } = {}) {
 
 /** Asserts that `deps`' cached state of the user is what a read of the database returns now. */
 async function expectCachedIsStored(deps: WriteDeps, userId: string, at: Date, step?: string) {
-  const boards = writeBoards(at);
-  const cached = deps.userStates.get(userId, boardsKey(boards));
+  const scope = writeScope(at);
+  const cached = deps.userStates.get(userId, scopeKey(scope));
   expect(cached, step).toBeDefined();
   expect(cached, step).toEqual(
-    await readUserState(database.db, database.statements, userId, boards),
+    await readUserState(database.db, database.statements, userId, scope),
   );
 }
 
@@ -186,7 +189,7 @@ describe('a stale cached state (another instance wrote since)', () => {
     });
     expect(error).toBeInstanceOf(UserGoneError);
     expect(count).toBe(1);
-    expect(a.deps.userStates.get(userId, boardsKey(writeBoards(new Date())))).toBeUndefined();
+    expect(a.deps.userStates.get(userId, scopeKey(writeScope(new Date())))).toBeUndefined();
   });
 });
 

@@ -90,8 +90,10 @@ describe('optimistic concurrency', () => {
       quests: [
         {
           questId: 'pick_team',
+          period: '',
           progress: 1,
           target: 1,
+          tiersReached: 1,
           status: 'completed',
           completedAt: new Date(),
         },
@@ -102,6 +104,8 @@ describe('optimistic concurrency', () => {
           delta: 25,
           reason: 'quest_completed',
           questId: 'pick_team',
+          source: 'quest',
+          sourceDetail: { questId: 'pick_team', period: null, tier: 1 },
           balanceAfter: state.points + 25,
         },
       ],
@@ -115,7 +119,7 @@ describe('optimistic concurrency', () => {
     expect(
       await applyUserWrite(database.db, database.statements, {
         ...plan,
-        returnStateOnBoards: ['all'],
+        returnStateOn: { boards: ['all'], periods: [''] },
       }),
     ).toEqual({
       outcome: 'stale',

@@ -54,7 +54,18 @@ interface QuestProgress {
   target: number;
   status: 'in_progress' | 'completed';
   completedAt: string | null;
+  period: string | null;
+  resetsAt: string | null;
+  tiersReached: number;
+  tiers: { target: number; points: number }[];
 }
+type CreditSource =
+  | { kind: 'quest'; questId: string; period: string | null; tier: number }
+  | { kind: 'event'; type: string; clientId: string; eventId: string }
+  | { kind: 'streak'; streakId: string; length: number }
+  | { kind: 'reversal'; type: string; clientId: string; eventId: string }
+  | { kind: 'adjustment'; by: string; note: string };
+
 interface Onboarding {
   user: User;
   updatedProfile: UpdatedProfile;
@@ -73,6 +84,7 @@ interface Onboarding {
       delta: number;
       reason: string;
       questId: string | null;
+      source: CreditSource;
       balanceAfter: number;
       createdAt: string;
     }[];

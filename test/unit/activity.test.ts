@@ -14,7 +14,6 @@ import { defaultCatalog } from '../helpers/catalog.js';
 const catalog = defaultCatalog();
 const now = new Date('2026-11-25T15:00:00Z');
 const empty: FanActivityState = {
-  balance: 0,
   usage: new Map(),
   quests: new Map(),
   streaks: new Map(),
@@ -80,28 +79,28 @@ describe('checkEvent', () => {
 });
 
 describe('planFanEvents', () => {
-  it('awards points per unit, with a running balance and the event’s source', () => {
+  it('awards points per unit, each under its own key with the event as its source', () => {
     const plan = planFanEvents({
       catalog,
       clientId: 'svc',
-      state: { ...empty, balance: 40 },
+      state: empty,
       events: accept([
         { id: 'p1', type: 'prediction_correct' },
         { id: 'r1', type: 'article_read', value: 2 },
       ]),
       now,
     });
-    expect(plan.credits.map((c) => [c.key, c.delta, c.balanceAfter])).toEqual([
-      ['event:svc:p1', 25, 65],
-      ['event:svc:r1', 2, 67],
+    expect(plan.awards.map((a) => [a.key, a.delta])).toEqual([
+      ['event:svc:p1', 25],
+      ['event:svc:r1', 2],
     ]);
-    expect(plan.credits[0]!.source).toEqual({
+    expect(plan.awards[0]!.source).toEqual({
       kind: 'event',
       type: 'prediction_correct',
       clientId: 'svc',
       eventId: 'p1',
     });
-    expect(plan.awarded).toBe(27);
+    expect(plan.recorded.map((r) => r.points)).toEqual([25, 2]);
   });
 
   it('rejects whole the event that would pass a cap, counting the batch’s earlier events and stored usage', () => {
@@ -153,8 +152,11 @@ describe('planFanEvents', () => {
     expect(second.questsCompleted).toEqual([
       { id: 'matchday_regular', period: '2026-W48', tier: 1, points: 30 },
     ]);
-    expect(second.balanceAfter).toBe(50);
-    expect(plan.credits.map((c) => c.key)).toEqual([
+    expect(second.awards.map((a) => [a.key, a.delta])).toEqual([
+      ['event:svc:c2', 10],
+      ['quest:matchday_regular:2026-W48', 30],
+    ]);
+    expect(plan.awards.map((a) => a.key)).toEqual([
       'event:svc:c1',
       'event:svc:c2',
       'quest:matchday_regular:2026-W48',
