@@ -24,11 +24,14 @@ export const eventsRouter = router({
           'once per (client, id): sending an id again answers `duplicate` with the original ' +
           'result, or `rejected` (EVENT_ID_REUSED) if the body differs. A batch is not ' +
           'all-or-nothing: each event is, and `results` says what became of each, in order ' +
-          '(unknown type, bad value, a cap reached or an occurredAt out of range reject only that event).',
+          '(unknown type, bad value, a cap reached or an occurredAt out of range reject only that ' +
+          'event). The body may be up to 256 KiB.',
         tags: ['events'],
         errorResponses: [400, 401, 403, 413, 415, 429, 500, 503],
         protect: true,
       },
+      // 100 events with the longest ids and subjects.
+      maxBodyKiB: 256,
     })
     .input(RecordEventsInput)
     .output(success(RecordEventsSchema))

@@ -14,7 +14,7 @@ import type { AppDeps } from './trpc/context.js';
 import { appServer } from './http/app-server.js';
 import { docsRouter } from './http/docs.js';
 import { ipRateLimit } from './http/ip-rate-limit.js';
-import { jsonBody, trpcBodyGuard } from './http/body.js';
+import { bodyLimits, jsonBody, trpcBodyGuard } from './http/body.js';
 import { methodGuard, methodRule, refuseConnect, TRPC_MOUNT } from './http/methods.js';
 import { createRateLimiter } from './rate-limit.js';
 import { requestContext } from './http/request-context.js';
@@ -117,7 +117,9 @@ export function createApp({
   });
   app.use('/docs', docsRouter());
 
-  const methods = methodRule(openApiDocument, listProcedures(router));
+  const procedures = listProcedures(router);
+  const methods = methodRule(openApiDocument, procedures);
+  const limits = bodyLimits(procedures);
   app.use(methodGuard(methods));
   const ipLimit = ipRateLimit(limiter('ip:', config.rateLimit.perIp));
   // Batch size first: an oversized batch is refused before it is counted, read or verified.
@@ -125,12 +127,12 @@ export function createApp({
     TRPC_MOUNT,
     trpcBatchLimit(),
     ipLimit,
-    trpcBodyGuard(),
+    trpcBodyGuard(limits),
     trpcSubscriptions(deps, router),
-    trpcHandler(deps, router),
+    trpcHandler(deps, router, limits),
   );
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.
-  app.use(ipLimit, jsonBody(), restHandler(deps, router));
+  app.use(ipLimit, jsonBody(limits), restHandler(deps, router));
   app.use(errorHandler);
 
   const server = appServer(app);

@@ -7,9 +7,38 @@ import { isUtf8 } from 'node:buffer';
 import { parse as parseContentType } from 'content-type';
 import express, { type Request, type RequestHandler } from 'express';
 import { AppError } from '../app-error.js';
+import type { ProcedureInfo } from '../trpc/procedures.js';
 
 /** The contract's body limit (docs/CONTRACT.md, Errors). */
 export const BODY_LIMIT_BYTES = 16 * 1024;
+
+/**
+ * Which body limit a request gets: that of the operation it calls (its meta's
+ * `maxBodyKiB`, e.g. a batch of events), else the contract's 16 KiB. A tRPC
+ * batch gets the largest of its calls'.
+ */
+export interface BodyLimits {
+  rest(method: string, path: string): number;
+  trpc(procedures: readonly string[]): number;
+  /** The largest limit of any operation. */
+  largest: number;
+}
+
+export function bodyLimits(procedures: readonly ProcedureInfo[]): BodyLimits {
+  const byPath = new Map<string, number>();
+  const byProcedure = new Map<string, number>();
+  for (const { path, meta } of procedures) {
+    if (meta?.maxBodyKiB === undefined) continue;
+    const limit = meta.maxBodyKiB * 1024;
+    byProcedure.set(path, limit);
+    if (meta.openapi) byPath.set(`${meta.openapi.method} ${meta.openapi.path}`, limit);
+  }
+  return {
+    rest: (method, path) => byPath.get(`${method} ${path}`) ?? BODY_LIMIT_BYTES,
+    trpc: (names) => Math.max(BODY_LIMIT_BYTES, ...names.map((name) => byProcedure.get(name) ?? 0)),
+    largest: Math.max(BODY_LIMIT_BYTES, ...byProcedure.values()),
+  };
+}
 
 /** Deepest JSON nesting (objects and arrays) a request body may have. */
 export const MAX_JSON_DEPTH = 32;
@@ -48,12 +77,9 @@ export function assertJsonDepth(text: string): void {
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 // body-parser reports its failures with a `type`; these are the ones a client causes.
-const BODY_PARSER_ERRORS: Record<string, () => AppError> = {
-  'entity.too.large': () =>
-    new AppError(
-      'PAYLOAD_TOO_LARGE',
-      `The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB`,
-    ),
+const BODY_PARSER_ERRORS: Record<string, (limit: number) => AppError> = {
+  'entity.too.large': (limit) =>
+    new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit / 1024} KiB`),
   'entity.parse.failed': () =>
     new AppError('VALIDATION_FAILED', 'The request body is not valid JSON'),
   'entity.verify.failed': () =>
@@ -76,10 +102,10 @@ const BODY_PARSER_ERRORS: Record<string, () => AppError> = {
  * Content-Encoding cannot decode (a zlib or brotli error): a 400, never a 500.
  * Anything else stays as it is.
  */
-function bodyParserError(err: unknown): unknown {
+function bodyParserError(err: unknown, limit: number): unknown {
   const { type, status } = err as { type?: unknown; status?: unknown };
   const known = typeof type === 'string' ? BODY_PARSER_ERRORS[type] : undefined;
-  if (known) return known();
+  if (known) return known(limit);
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new AppError(
       'VALIDATION_FAILED',
@@ -189,13 +215,10 @@ function jsonObjectError(body: unknown): AppError | undefined {
  * (inflated size ≤ 16 KiB), and it must be a JSON object. The adapter then
  * uses `req.body` as parsed.
  */
-export function jsonBody(): RequestHandler {
-  const parse = express.json({
-    limit: BODY_LIMIT_BYTES,
-    strict: false,
-    type: () => true,
-    verify: verifyJsonBytes,
-  });
+export function jsonBody(limits: BodyLimits): RequestHandler {
+  const parsers = readers((limit) =>
+    express.json({ limit, strict: false, type: () => true, verify: verifyJsonBytes }),
+  );
   return (req, res, next) => {
     if (!METHODS_WITH_BODY.has(req.method)) {
       next();
@@ -206,9 +229,10 @@ export function jsonBody(): RequestHandler {
       next(refused);
       return;
     }
-    parse(req, res, (err?: unknown) => {
+    const limit = limits.rest(req.method, req.path);
+    parsers(limit)(req, res, (err?: unknown) => {
       if (err) {
-        next(bodyParserError(err));
+        next(bodyParserError(err, limit));
         return;
       }
       const refusedBody = jsonObjectError(req.body);
@@ -229,13 +253,12 @@ export function jsonBody(): RequestHandler {
  * the body rules; tRPC uses a string `req.body` as is.
  * Failures leave through the app's error handler as the envelope.
  */
-export function trpcBodyGuard(): RequestHandler {
-  const read = express.text({
-    limit: BODY_LIMIT_BYTES,
-    type: () => true,
-    verify: verifyJsonBytes,
-  });
+export function trpcBodyGuard(limits: BodyLimits): RequestHandler {
+  const texts = readers((limit) =>
+    express.text({ limit, type: () => true, verify: verifyJsonBytes }),
+  );
   return (req, res, next) => {
+    const limit = limits.trpc(decodeURIComponent(req.path.slice(1)).split(','));
     if (METHODS_WITH_BODY.has(req.method)) {
       const refused = bodyHeadersError(req);
       if (refused) {
@@ -245,6 +268,19 @@ export function trpcBodyGuard(): RequestHandler {
       // tRPC's adapter then sees the one spelling it matches.
       req.headers['content-type'] = 'application/json';
     }
-    read(req, res, (err?: unknown) => next(err ? bodyParserError(err) : undefined));
+    texts(limit)(req, res, (err?: unknown) => next(err ? bodyParserError(err, limit) : undefined));
+  };
+}
+
+/** One body reader per limit, made on first use (there are two limits). */
+function readers(make: (limit: number) => RequestHandler): (limit: number) => RequestHandler {
+  const made = new Map<number, RequestHandler>();
+  return (limit) => {
+    let reader = made.get(limit);
+    if (!reader) {
+      reader = make(limit);
+      made.set(limit, reader);
+    }
+    return reader;
   };
 }

@@ -3,7 +3,7 @@ import type { AnyTRPCRouter } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import { contextFactory, type AppDeps } from '../trpc/context.js';
 import { errorHeaders, logInternalError, toAppError } from '../error-mapping.js';
-import { BODY_LIMIT_BYTES } from './body.js';
+import type { BodyLimits } from './body.js';
 import { subscriptionStreams } from './sse.js';
 
 /**
@@ -11,11 +11,16 @@ import { subscriptionStreams } from './sse.js';
  * through tRPC's Express adapter (subscriptions: trpcSubscriptions, below). An error carries the headers the envelope's
  * would (Retry-After, WWW-Authenticate, Allow) beside tRPC's own shape.
  */
-export function trpcHandler(deps: AppDeps, router: AnyTRPCRouter): RequestHandler {
+export function trpcHandler(
+  deps: AppDeps,
+  router: AnyTRPCRouter,
+  limits: BodyLimits,
+): RequestHandler {
   return createExpressMiddleware({
     router,
     createContext: contextFactory(deps),
-    maxBodySize: BODY_LIMIT_BYTES,
+    // trpcBodyGuard has applied each call's own limit already.
+    maxBodySize: limits.largest,
     onError: ({ error, req }) => logInternalError(req.log, toAppError(error)),
     responseMeta: ({ errors }) => {
       const error = errors[0];

@@ -27,6 +27,8 @@ export type OperationMeta = OpenApiMeta<{
   created?: string;
   /** The scope a service operation needs; set by serviceProcedure, documented in openapi.json. */
   serviceScope?: ServiceScope;
+  /** The largest request body it reads, in KiB, where that is not the contract's 16 (src/http/body.ts). */
+  maxBodyKiB?: number;
 }>;
 
 /**

@@ -32,11 +32,37 @@ export async function consistencyProblems(
           where u.onboarded_at is null`,
     ],
     [
-      'user not onboarded but has ledger entries or quest rows',
+      // Events award before onboarding (docs/ACTIVITY.md); profile quests never do.
+      'user not onboarded but has a profile quest row or award',
       sql`select u.id as user_id from users u
-          where u.onboarded_at is null and u.deleted_at is null and (
-            exists (select 1 from points_ledger p where p.user_id = u.id)
-            or exists (select 1 from user_quests q where q.user_id = u.id))`,
+          where u.onboarded_at is null and u.deleted_at is null and exists (
+            select 1 from catalog_definitions d
+            where d.kind = 'quest'
+              and d.definition -> 'goal' ->> 'kind' in ('onboarded', 'field_set', 'fields_filled')
+              and (exists (select 1 from user_quests q
+                           where q.user_id = u.id and q.quest_id = d.key)
+                   or exists (select 1 from points_ledger p
+                              where p.user_id = u.id and p.quest_id = d.key)))`,
+    ],
+    [
+      'a ledger entry whose balanceAfter is not the running sum of the deltas',
+      sql`select user_id from (
+            select user_id, balance_after,
+                   sum(delta) over (partition by user_id order by id) as running
+            from points_ledger) x
+          where balance_after <> running`,
+    ],
+    [
+      'a recorded event without its award, or a reversed one without its reversal',
+      sql`select a.user_id from activity_events a
+          where a.points <> 0 and (
+            not exists (select 1 from points_ledger l where l.user_id = a.user_id
+                          and l.idempotency_key = 'event:' || a.client_id || ':' || a.event_id
+                          and l.delta = a.points)
+            or (a.reversed_at is not null) <> exists (
+                 select 1 from points_ledger l where l.user_id = a.user_id
+                   and l.idempotency_key = 'reversal:' || a.client_id || ':' || a.event_id
+                   and l.delta = -a.points))`,
     ],
     [
       'onboarded user without exactly one welcome award',
@@ -45,9 +71,11 @@ export async function consistencyProblems(
               where p.user_id = u.id and p.quest_id = 'welcome') <> 1`,
     ],
     [
-      'quest awarded more than once',
+      'quest tier awarded more than once in one period',
       sql`select user_id from points_ledger where quest_id is not null
-          group by user_id, quest_id having count(*) > 1`,
+          group by user_id, quest_id, coalesce(source_detail ->> 'period', ''),
+                   coalesce(source_detail ->> 'tier', '1')
+          having count(*) > 1`,
     ],
     [
       'handle owned by more than one user (ignoring case)',
@@ -55,7 +83,7 @@ export async function consistencyProblems(
           group by lower(handle) having count(*) > 1`,
     ],
     [
-      'a deleted account (tombstone) holds more than ledger rows',
+      'a deleted account (tombstone) holds more than ledger and event rows',
       sql`select u.id as user_id from users u where u.deleted_at is not null and (
             u.onboarded_at is not null
             or exists (select 1 from profiles p where p.user_id = u.id)
@@ -63,7 +91,8 @@ export async function consistencyProblems(
             or exists (select 1 from leaderboard_entries l where l.user_id = u.id)
             or exists (select 1 from handle_claims c where c.user_id = u.id)
             or exists (select 1 from handle_history h where h.user_id = u.id)
-            or not exists (select 1 from points_ledger p where p.user_id = u.id))`,
+            or not (exists (select 1 from points_ledger p where p.user_id = u.id)
+                    or exists (select 1 from activity_events a where a.user_id = u.id)))`,
     ],
     [
       'profile handle without its held claim',

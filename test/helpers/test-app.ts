@@ -97,6 +97,7 @@ export async function startTestApp(options: {
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      if (process.env.DEBUG_LOGS) process.stderr.write(chunk);
       callback();
     },
   });

@@ -74,6 +74,9 @@ describe('POST /api/user/profile — happy', () => {
       'pick_team',
       'name_rival',
       'complete_profile',
+      // The default catalog's repeating quests, in the period holding now.
+      'daily_reader',
+      'matchday_regular',
     ]);
     expect(
       data.questSync.quests.find((q: { id: string }) => q.id === 'complete_profile'),
@@ -94,6 +97,7 @@ describe('POST /api/user/profile — happy', () => {
       delta: expect.any(Number),
       reason: 'quest_completed',
       questId: expect.any(String),
+      source: { kind: 'quest', questId: expect.any(String), period: null, tier: 1 },
       balanceAfter: 150,
       createdAt: expect.stringMatching(/Z$/),
     });
@@ -192,9 +196,11 @@ describe('POST /api/user/profile — happy', () => {
     // welcome 100 + handle 25 + team 25 on onboarding; rival 25 + complete 100 now
     expect(response.body.data.points).toBe(275);
     const sync = await onboard(token, {});
-    expect(
-      sync.body.data.questSync.quests.every((q: { status: string }) => q.status === 'completed'),
-    ).toBe(true);
+    const profileQuests = sync.body.data.questSync.quests.filter(
+      (q: { period: string | null }) => q.period === null,
+    );
+    expect(profileQuests).toHaveLength(5);
+    expect(profileQuests.every((q: { status: string }) => q.status === 'completed')).toBe(true);
   });
 
   it('serves onboarding over the typed tRPC client with the same shapes', async () => {
@@ -374,8 +380,14 @@ describe('quest completion time', () => {
     // rivalTeam completes name_rival and, as the eighth field, complete_profile.
     const rival = await patch(token, { rivalTeam: 'Leixões' });
     expect(rival.body.data.points).toBe(275);
-    const completedAt = (quests: Array<{ id: string; completedAt: string | null }>) =>
-      Object.fromEntries(quests.map((quest) => [quest.id, quest.completedAt]));
+    const completedAt = (
+      quests: Array<{ id: string; period: string | null; completedAt: string | null }>,
+    ) =>
+      Object.fromEntries(
+        quests
+          .filter((quest) => quest.period === null)
+          .map((quest) => [quest.id, quest.completedAt]),
+      );
     const before = await app.request('GET', '/api/user/quests', { token });
     const setAt = completedAt(before.body.data.quests);
     const onboardedAt: string = onboarded.body.data.user.onboardedAt;
@@ -399,8 +411,11 @@ describe('quest completion time', () => {
     expect(reset.body.data.points).toBe(275);
 
     const progress = { welcome: 1, claim_handle: 1, pick_team: 1, name_rival: 1 };
-    const expected = (quests: Array<{ id: string; progress: number; status: string }>) => {
-      expect(completedAt(quests as never)).toEqual(setAt);
+    const expected = (
+      all: Array<{ id: string; period: string | null; progress: number; status: string }>,
+    ) => {
+      const quests = all.filter((quest) => quest.period === null);
+      expect(completedAt(quests)).toEqual(setAt);
       expect(quests.every((quest) => quest.status === 'completed')).toBe(true);
       expect(quests.map((quest) => quest.progress)).toEqual([...Object.values(progress), 8]);
     };

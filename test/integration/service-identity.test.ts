@@ -86,11 +86,43 @@ async function trpcCall(
 }
 
 /** Every procedure of the service, as its router declares it. */
-const procedures = listProcedures(appRouter).map(({ path, kind, meta }) => ({
+const everyProcedure = listProcedures(appRouter).map(({ path, kind, meta }) => ({
   name: path,
   kind,
   openapi: meta?.openapi,
+  serviceScope: meta?.serviceScope,
 }));
+/** The fan operations: every procedure that is not a service's. */
+const procedures = everyProcedure.filter((procedure) => procedure.serviceScope === undefined);
+/** The service operations (serviceProcedure). */
+const serviceOperations = everyProcedure.filter((procedure) => procedure.serviceScope);
+
+describe('service operations refuse fan tokens', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await start({});
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('answers 403 INSUFFICIENT_SCOPE with the scope needed on every service operation, both faces', async () => {
+    expect(serviceOperations.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['recordEvents', 'reverseEvent']),
+    );
+    const fan = await issuer.sign('a-fan');
+    for (const { name, kind, openapi, serviceScope } of serviceOperations) {
+      const rest = await app.request(openapi!.method, openapi!.path, { token: fan, body: {} });
+      expect(rest.status, name).toBe(403);
+      expect(rest.body.error.code, name).toBe('INSUFFICIENT_SCOPE');
+      expect(rest.headers.get('www-authenticate'), name).toContain(`scope="${serviceScope}"`);
+      if (kind === 'subscription') continue;
+      const trpc = await trpcCall(app, name, kind, fan, {});
+      expect(trpc.status, name).toBe(403);
+      expect(trpc.body.error.data.errorCode, name).toBe('INSUFFICIENT_SCOPE');
+    }
+  });
+});
 
 describe('fan operations refuse service tokens', () => {
   let app: TestApp;

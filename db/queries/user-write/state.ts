@@ -98,8 +98,8 @@ export function scopeJson(scope: StateScope): string {
     usage: (scope.usage ?? []).map((w) => ({
       key: w.key,
       type: w.type,
-      from: w.from.toISOString(),
-      to: w.to.toISOString(),
+      from_at: w.from.toISOString(),
+      to_at: w.to.toISOString(),
     })),
     recorded: scope.recorded ?? { clientId: null, ids: [] },
   });

@@ -600,7 +600,7 @@ function outboxPart(plan: UserWritePlan): Part | undefined {
         }
         CROSS JOIN LATERAL (
           SELECT 0 AS ord, 'global' AS board, NULL::text AS team,
-                 ${at('n', undefined)} - ${ownOldAhead(sql`true`)} AS rank,
+                 (${at('n', undefined)})::bigint - ${ownOldAhead(sql`true`)} AS rank,
                  ${
                    before
                      ? sql`CASE WHEN me.user_id IS NOT NULL THEN ${at('me', undefined)} END`
@@ -610,7 +610,8 @@ function outboxPart(plan: UserWritePlan): Part | undefined {
             hasTeam
               ? sql`UNION ALL
           SELECT 1, 'team', ${v.team}::text,
-                 ${at('n', sql<string>`n.team_key`)} - ${ownOldAhead(sql`me.team_key = n.team_key`)},
+                 (${at('n', sql<string>`n.team_key`)})::bigint
+                   - ${ownOldAhead(sql`me.team_key = n.team_key`)},
                  ${
                    beforeTeam
                      ? sql`CASE WHEN me.team_key = n.team_key
