@@ -2,7 +2,7 @@ import { isTrackedEnvelope, tracked, type TrackedEnvelope } from '@trpc/server';
 import { z } from 'zod';
 import { pgPositiveInt8Text } from '../src/domain/pg-range.js';
 import { teamFilterSchema } from '../src/domain/profile.js';
-import { LeaderboardEntrySchema, QuestProgressSchema } from './schemas.js';
+import { CreditSourceSchema, LeaderboardEntrySchema, QuestProgressSchema } from './schemas.js';
 
 /**
  * Schemas of the live subscriptions (docs/LIVE.md). Subscriptions are served
@@ -53,15 +53,42 @@ const event = <T extends string, D extends z.ZodType>(type: T, data: D) =>
 export const PointsAwardedEventSchema = event(
   'points_awarded',
   z.object({
-    delta: z.number().int(),
+    delta: z
+      .number()
+      .int()
+      .meta({ description: 'The points added (negative for a reversal or a debit)' }),
     balance: z.number().int().meta({ description: 'The balance right after this award' }),
     questId: z.string().nullable(),
+    source: CreditSourceSchema,
   }),
 );
 
 export const QuestCompletedEventSchema = event(
   'quest_completed',
-  z.object({ quest: QuestProgressSchema }),
+  z.object({
+    quest: QuestProgressSchema,
+    tier: z
+      .number()
+      .int()
+      .min(1)
+      .meta({ description: 'The tier reached (1 for a one-tier quest)' }),
+  }),
+);
+
+const streakData = {
+  streak: z.object({ id: z.string(), title: z.string(), period: z.enum(['day', 'week']) }),
+  current: z.number().int().min(0),
+  best: z.number().int().min(0),
+};
+
+export const StreakExtendedEventSchema = event('streak_extended', z.object(streakData));
+
+export const StreakLostEventSchema = event(
+  'streak_lost',
+  z.object({
+    ...streakData,
+    lost: z.number().int().min(1).meta({ description: 'The length of the streak that ended' }),
+  }),
 );
 
 export const RankChangedEventSchema = event(
@@ -96,6 +123,8 @@ export const LiveEventSchema = z
     PointsAwardedEventSchema,
     QuestCompletedEventSchema,
     RankChangedEventSchema,
+    StreakExtendedEventSchema,
+    StreakLostEventSchema,
     AccountDeletedEventSchema,
     ResyncEventSchema,
   ])

@@ -412,7 +412,13 @@ describe('quest completion time', () => {
 
     const progress = { welcome: 1, claim_handle: 1, pick_team: 1, name_rival: 1 };
     const expected = (
-      all: Array<{ id: string; period: string | null; progress: number; status: string }>,
+      all: Array<{
+        id: string;
+        period: string | null;
+        progress: number;
+        status: string;
+        completedAt: string | null;
+      }>,
     ) => {
       const quests = all.filter((quest) => quest.period === null);
       expect(completedAt(quests)).toEqual(setAt);
