@@ -270,8 +270,10 @@ async function insertRows(
       ELSE 2 + ${team}::integer + ${rival}::integer + 4 * ${full}::integer END`;
     await step(
       'user quests',
-      sql`INSERT INTO user_quests (user_id, quest_id, progress, target, status, completed_at, updated_at)
+      sql`INSERT INTO user_quests (user_id, quest_id, progress, target, tiers_reached, status,
+                                completed_at, updated_at)
         SELECT s.id, q.quest_id, ${progress}, q.target,
+               CASE WHEN ${progress} >= q.target THEN 1 ELSE 0 END,
                CASE WHEN ${progress} >= q.target THEN 'completed' ELSE 'in_progress' END,
                CASE WHEN ${progress} >= q.target THEN s.at END, s.at
         FROM ${perUser} CROSS JOIN ${quests}`,

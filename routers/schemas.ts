@@ -527,7 +527,6 @@ const CompletedQuestSchema = z
   .meta({ id: 'CompletedQuest' });
 
 const recordedFields = {
-  id: z.string(),
   points: points.meta({ description: 'What the event itself earned (its type’s points × value)' }),
   balance: points.meta({ description: 'The fan’s balance after the event and what it completed' }),
   questsCompleted: z.array(CompletedQuestSchema),
@@ -536,18 +535,13 @@ const recordedFields = {
 
 export const EventResultSchema = z
   .discriminatedUnion('status', [
-    z.object({ status: z.literal('recorded'), ...recordedFields }),
-    z
-      .object({
-        status: z.literal('duplicate'),
-        ...recordedFields,
-      })
-      .meta({
-        description: 'The id was recorded before: its original result; nothing awarded twice',
-      }),
+    z.object({ id: z.string(), status: z.literal('recorded'), ...recordedFields }),
+    z.object({ id: z.string(), status: z.literal('duplicate'), ...recordedFields }).meta({
+      description: 'The id was recorded before: its original result; nothing awarded twice',
+    }),
     z.object({
-      status: z.literal('rejected'),
       id: z.string(),
+      status: z.literal('rejected'),
       error: z.object({
         code: z.enum(REJECTION_CODES),
         message: z.string(),

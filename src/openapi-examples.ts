@@ -50,6 +50,7 @@ const quest = (
   progress: number,
   target: number,
   completedAt: string | null,
+  repeats?: { period: string; resetsAt: string },
 ) => ({
   id,
   title,
@@ -59,6 +60,10 @@ const quest = (
   target,
   status: completedAt ? 'completed' : 'in_progress',
   completedAt,
+  period: repeats?.period ?? null,
+  resetsAt: repeats?.resetsAt ?? null,
+  tiersReached: completedAt ? 1 : 0,
+  tiers: [{ target, points }],
 });
 
 const questsAfterOnboarding = [
@@ -83,7 +88,40 @@ const questsAfterOnboarding = [
     8,
     null,
   ),
+  quest('daily_reader', 'Daily reader', 'Read 3 articles today.', 10, 1, 3, null, {
+    period: '2026-11-20',
+    resetsAt: '2026-11-21T00:00:00.000Z',
+  }),
+  quest(
+    'matchday_regular',
+    'Match-day regular',
+    'Check in at 2 matches this week.',
+    30,
+    0,
+    2,
+    null,
+    {
+      period: '2026-W47',
+      resetsAt: '2026-11-23T00:00:00.000Z',
+    },
+  ),
 ];
+
+const matchdayStreak = {
+  id: 'matchday_streak',
+  title: 'Match-day streak',
+  description: 'Check in at a match every week.',
+  period: 'week',
+  current: 2,
+  best: 4,
+  nextDeadline: '2026-11-30T00:00:00.000Z',
+  countedThisPeriod: true,
+  milestones: [
+    { length: 3, points: 30 },
+    { length: 5, points: 50 },
+    { length: 10, points: 100 },
+  ],
+};
 
 const onboardedProfile = { ...aliceProfile, favoritePlayer: null, rivalTeam: null };
 const ledger = (id: string, delta: number, questId: string, balanceAfter: number) => ({
@@ -91,6 +129,7 @@ const ledger = (id: string, delta: number, questId: string, balanceAfter: number
   delta,
   reason: 'quest_completed',
   questId,
+  source: { kind: 'quest', questId, period: null, tier: 1 },
   balanceAfter,
   createdAt: ONBOARDED,
 });
@@ -164,6 +203,27 @@ export const REQUEST_EXAMPLES: Record<string, Examples> = {
       },
     },
   },
+  recordEvents: {
+    checkins: {
+      summary: 'Two check-ins and an article from the fan app’s services',
+      value: {
+        events: [
+          { id: 'checkin-8812', subject: 'auth0|5f7c1e2d9a', type: 'match_checkin' },
+          {
+            id: 'article-20261120-77',
+            subject: 'auth0|5f7c1e2d9a',
+            type: 'article_read',
+            value: 2,
+            occurredAt: '2026-11-20T18:30:00Z',
+          },
+          { id: 'checkin-8813', subject: 'auth0|81b3a0c4e7', type: 'match_checkin' },
+        ],
+      },
+    },
+  },
+  reverseEvent: {
+    reverse: { summary: 'Take back a check-in recorded by mistake', value: { id: 'checkin-8812' } },
+  },
 };
 
 /** Success response examples by operation id and status. */
@@ -202,10 +262,22 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, Examples>> = {
           { ...ledger('5', 100, 'complete_profile', 275), createdAt: UPDATED },
         ],
       },
-      // Every quest done: the ledger above awarded all five.
+      // Every profile quest done: the ledger above awarded all five.
       quests: questsAfterOnboarding.map((q) =>
-        q.completedAt ? q : { ...q, progress: q.target, status: 'completed', completedAt: UPDATED },
+        q.completedAt || q.period
+          ? q
+          : {
+              ...q,
+              progress: q.target,
+              tiersReached: 1,
+              status: 'completed',
+              completedAt: UPDATED,
+            },
       ),
+      streaks: [
+        { ...matchdayStreak, current: 0, best: 0, nextDeadline: null, countedThisPeriod: false },
+      ],
+      activity: [],
       boards: [
         { period: 'all', season: null, points: 275, rank: 12 },
         { period: 'week', season: '2026-W48', points: 125, rank: 3 },
@@ -219,18 +291,30 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, Examples>> = {
       deletedAt: '2026-11-23T20:45:12.904Z',
     }),
   },
-  quests: { '200': ok('quests', 'Quests with progress', { quests: questsAfterOnboarding }) },
+  quests: {
+    '200': ok('quests', 'Quests with progress, and streaks', {
+      quests: questsAfterOnboarding,
+      streaks: [matchdayStreak],
+    }),
+  },
   pointsHistory: {
     '200': ok('page', 'Ledger page, newest first', {
       entries: [
         {
-          id: '4',
-          delta: 25,
-          reason: 'quest_completed',
-          questId: 'name_rival',
-          balanceAfter: 175,
+          id: '5',
+          delta: 10,
+          reason: 'event_recorded',
+          questId: null,
+          source: {
+            kind: 'event',
+            type: 'match_checkin',
+            clientId: 'checkin-service',
+            eventId: 'checkin-8812',
+          },
+          balanceAfter: 185,
           createdAt: UPDATED,
         },
+        { ...ledger('4', 25, 'name_rival', 175), createdAt: UPDATED },
         ...onboardingLedger.slice(0, 1),
       ],
       nextCursor: 'eyJpZCI6IjMifQ',
@@ -265,6 +349,44 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, Examples>> = {
         },
       ],
       nextCursor: '2026-W46',
+    }),
+  },
+  recordEvents: {
+    '200': ok('results', 'One result per event, in order', {
+      results: [
+        {
+          id: 'checkin-8812',
+          status: 'recorded',
+          points: 10,
+          balance: 185,
+          questsCompleted: [],
+          reversed: false,
+        },
+        {
+          id: 'article-20261120-77',
+          status: 'duplicate',
+          points: 2,
+          balance: 162,
+          questsCompleted: [],
+          reversed: false,
+        },
+        {
+          id: 'checkin-8813',
+          status: 'rejected',
+          error: {
+            code: 'CAP_REACHED',
+            message: '"match_checkin" is capped at 5 per day (UTC) for each fan',
+          },
+        },
+      ],
+    }),
+  },
+  reverseEvent: {
+    '200': ok('reversed', 'The check-in’s 10 points taken back', {
+      id: 'checkin-8812',
+      status: 'reversed',
+      points: -10,
+      balance: 175,
     }),
   },
   leaderboardAroundMe: {

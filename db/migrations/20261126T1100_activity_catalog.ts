@@ -95,6 +95,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ADD COLUMN period text NOT NULL DEFAULT '',
     ADD COLUMN tiers_reached integer NOT NULL DEFAULT 0`.execute(db);
   await sql`UPDATE user_quests SET tiers_reached = 1 WHERE status = 'completed'`.execute(db);
+  // A completed quest has reached every tier, so at least one.
+  await sql`ALTER TABLE user_quests ADD CONSTRAINT user_quests_tiers_check
+    CHECK (tiers_reached >= 0 AND (status = 'in_progress' OR tiers_reached >= 1))`.execute(db);
   await sql`ALTER TABLE user_quests DROP CONSTRAINT user_quests_pkey,
     ADD CONSTRAINT user_quests_pkey PRIMARY KEY (user_id, quest_id, period)`.execute(db);
 

@@ -180,7 +180,7 @@ export interface paths {
         put?: never;
         /**
          * Record events from another service, exactly once each
-         * @description A batch of 1–100 events, each awarding its type’s points to the fan named by `subject` (created on first sight, not onboarded). Each event is recorded at most once per (client, id): sending an id again answers `duplicate` with the original result, or `rejected` (EVENT_ID_REUSED) if the body differs. A batch is not all-or-nothing: each event is, and `results` says what became of each, in order (unknown type, bad value, a cap reached or an occurredAt out of range reject only that event).
+         * @description A batch of 1–100 events, each awarding its type’s points to the fan named by `subject` (created on first sight, not onboarded). Each event is recorded at most once per (client, id): sending an id again answers `duplicate` with the original result, or `rejected` (EVENT_ID_REUSED) if the body differs. A batch is not all-or-nothing: each event is, and `results` says what became of each, in order (unknown type, bad value, a cap reached or an occurredAt out of range reject only that event). The body may be up to 256 KiB.
          */
         post: operations["recordEvents"];
         delete?: never;

@@ -144,10 +144,16 @@ export async function seedForExplain(db: Kysely<Database>, issuer: string): Prom
     FROM users u CROSS JOIN generate_series(1, 5) AS k
     WHERE u.issuer = ${issuer} AND substr(u.subject, 9)::int <= ${activeUsers}::int`.execute(db);
   await sql`
-    INSERT INTO user_quests (user_id, quest_id, progress, target, status, updated_at)
-    SELECT u.id, q, 1, 1, 'completed', now()
+    INSERT INTO user_quests (user_id, quest_id, progress, target, tiers_reached, status, updated_at)
+    SELECT u.id, q, 1, 1, 1, 'completed', now()
     FROM users u
     CROSS JOIN unnest(ARRAY['welcome','claim_handle','pick_team','name_rival','complete_profile']) AS q
+    WHERE u.issuer = ${issuer} AND substr(u.subject, 9)::int <= ${activeUsers}::int`.execute(db);
+  // Active users have a streak too (the quests read lists streaks beside quests).
+  await sql`
+    INSERT INTO user_streaks (user_id, streak_id, current, best, last_period_start, run_started_at)
+    SELECT u.id, 'matchday_streak', 1, 1, date_trunc('week', now()), date_trunc('week', now())
+    FROM users u
     WHERE u.issuer = ${issuer} AND substr(u.subject, 9)::int <= ${activeUsers}::int`.execute(db);
   await sql`VACUUM ANALYZE`.execute(db);
 }

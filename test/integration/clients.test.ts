@@ -9,6 +9,7 @@ import type { AppRouter } from '../../routers/index.js';
 import { onboardOverRest } from '../clients/rest-client.example.js';
 import type { paths } from '../clients/openapi-types.js';
 import { onboardOverTrpc } from '../clients/trpc-client.example.js';
+import { recordCheckins } from '../clients/events-client.example.js';
 import { assertResponseConforms } from '../helpers/openapi-conformance.js';
 
 import { startTestApp, uniqueSubject, type TestApp, useTestApp } from '../helpers/test-app.js';
@@ -177,6 +178,25 @@ describe('README usage sections', () => {
       .execute();
   });
 
+  it('shows the events client example byte for byte, and it runs', async () => {
+    const [snippet] = codeBlocks(readmeSection('## Points from other services'), 'ts');
+    const file = await readFile(new URL('../clients/events-client.example.ts', import.meta.url));
+    expect(snippet).toBe(file.toString('utf8'));
+    const fan = uniqueSubject('fan');
+    const checkins = [
+      { checkinId: `${fan}-1`, fanSubject: fan, at: new Date() },
+      { checkinId: `${fan}-2`, fanSubject: fan, at: new Date(Date.now() - 9 * 86_400_000) },
+    ];
+    const service = await app.serviceToken('checkin-service');
+    expect(await recordCheckins(app.url, service, checkins)).toEqual([
+      `checkin-${fan}-1: recorded`,
+      `checkin-${fan}-2: OCCURRED_AT_OUT_OF_RANGE`,
+    ]);
+    expect(await recordCheckins(app.url, service, checkins.slice(0, 1))).toEqual([
+      `checkin-${fan}-1: duplicate`,
+    ]);
+  });
+
   it('shows the generated-client example byte for byte, and it runs', async () => {
     const [snippet] = codeBlocks(readmeSection('### A generated REST client'), 'ts');
     const file = await readFile(new URL('../clients/rest-client.example.ts', import.meta.url));
@@ -249,6 +269,42 @@ describe('README curl commands', () => {
     }
     const onboarded = JSON.parse(lines[2] as string) as { data: { user: { points: number } } };
     expect(onboarded.data.user.points).toBe((shown[1] as typeof onboarded).data.user.points);
+
+    // Then the events section's command, for the same alice, as written.
+    const events = readmeSection('## Points from other services');
+    const eventScript = codeBlocks(events, 'sh').join('\n');
+    const { stdout: eventOut } = await promisify(execFile)(
+      'bash',
+      [
+        '-euo',
+        'pipefail',
+        '-c',
+        `curl() { command curl -w '\\n%{http_code}\\n' "$@"; }\n` +
+          eventScript.replaceAll('http://localhost:3000', devApp.url),
+      ],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          NODE_ENV: 'development',
+          DATA_DIR: database.dataDir,
+        },
+      },
+    );
+    const [eventText, eventStatus] = eventOut.trim().split('\n');
+    expect(Number(eventStatus)).toBe(200);
+    const [eventShown] = codeBlocks(events, 'json').map((block) => JSON.parse(block) as unknown);
+    const answered = JSON.parse(eventText as string);
+    expect(sameShape(answered, eventShown)).toBe(true);
+    expect(answered.data.results.map((r: { status: string }) => r.status)).toEqual([
+      'recorded',
+      'recorded',
+      'rejected',
+    ]);
+    expect(answered.data.results[0].balance).toBe(
+      (eventShown as typeof answered).data.results[0].balance,
+    );
   });
 });
 

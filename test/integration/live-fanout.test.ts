@@ -190,6 +190,7 @@ describe('slow consumers', () => {
               delta: 1,
               balance: batch * size + i + 1,
               questId: `padding-${'x'.repeat(200)}`,
+              source: { kind: 'adjustment', by: 'test', note: 'padding' },
             },
           })),
         ),

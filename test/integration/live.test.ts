@@ -57,8 +57,19 @@ describe('myEvents', () => {
       ]);
       const [welcome, welcomePoints, , handlePoints, rank] = events.items.map((item) => item.data);
       expect(welcome.data.quest).toMatchObject({ id: 'welcome', status: 'completed', points: 100 });
-      expect(welcomePoints.data).toEqual({ delta: 100, balance: 100, questId: 'welcome' });
-      expect(handlePoints.data).toEqual({ delta: 25, balance: 125, questId: 'claim_handle' });
+      const questSource = (questId: string) => ({ kind: 'quest', questId, period: null, tier: 1 });
+      expect(welcomePoints.data).toEqual({
+        delta: 100,
+        balance: 100,
+        questId: 'welcome',
+        source: questSource('welcome'),
+      });
+      expect(handlePoints.data).toEqual({
+        delta: 25,
+        balance: 125,
+        questId: 'claim_handle',
+        source: questSource('claim_handle'),
+      });
       expect(rank.data).toMatchObject({ board: 'global', team: null, previousRank: null });
       expect(rank.data.rank).toBeGreaterThanOrEqual(1);
       // Tracked: the SSE id is the outbox id, increasing.
@@ -333,7 +344,13 @@ describe('resume', () => {
       user.id,
       Array.from({ length: REPLAY_BATCH }, (_, i) => ({
         type: 'points_awarded',
-        payload: { delta: 0, balance: 100, questId: null, filler: i },
+        payload: {
+          delta: 0,
+          balance: 100,
+          questId: null,
+          source: { kind: 'adjustment', by: 'test', note: 'filler' },
+          filler: i,
+        },
       })),
     );
     await filled;

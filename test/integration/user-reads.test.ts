@@ -10,7 +10,16 @@ import { startTokenIssuer } from '../helpers/token-issuer.js';
 const { app, database } = useTestApp();
 
 const handle = () => `fan_${randomUUID().slice(0, 8)}`;
-const QUEST_IDS = ['welcome', 'claim_handle', 'pick_team', 'name_rival', 'complete_profile'];
+/** The default catalog's quests in display order: five profile quests, then a daily and a weekly one. */
+const QUEST_IDS = [
+  'welcome',
+  'claim_handle',
+  'pick_team',
+  'name_rival',
+  'complete_profile',
+  'daily_reader',
+  'matchday_regular',
+];
 
 describe.each(FACES)(`GET /api/user over %s on ${testDbKind}`, (face) => {
   const read = () => reader(app, face);
@@ -159,7 +168,12 @@ describe.each(FACES)(`GET /api/user/quests over %s on ${testDbKind}`, (face) => 
       pick_team: 1,
       name_rival: 0,
       complete_profile: 3,
+      daily_reader: 0,
+      matchday_regular: 0,
     });
+    expect(
+      result.data.streaks.map((s: { id: string; current: number }) => [s.id, s.current]),
+    ).toEqual([['matchday_streak', 0]]);
   });
 
   it('after onboarding: the same quests onboarding reported, and they follow later writes', async () => {
@@ -168,7 +182,8 @@ describe.each(FACES)(`GET /api/user/quests over %s on ${testDbKind}`, (face) => 
       token,
       body: { handle: handle() },
     });
-    expect(await read()('quests', token)).toEqual({
+    const listed = await read()('quests', token);
+    expect(listed).toMatchObject({
       ok: true,
       status: 200,
       data: { quests: onboarded.body.data.questSync.quests },

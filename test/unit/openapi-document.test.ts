@@ -48,7 +48,9 @@ describe('openapi.json', () => {
       expect(operation.tags).toHaveLength(1);
       expect(declared.has(operation.tags[0])).toBe(true);
       const health = operation.tags[0] === 'health';
-      expect(operation.security).toEqual(health ? [] : [{ bearerAuth: [] }]);
+      // A service operation names the scope its token must hold.
+      const scopes = operation.tags[0] === 'events' ? ['events:write'] : [];
+      expect(operation.security).toEqual(health ? [] : [{ bearerAuth: scopes }]);
     }
   });
 
@@ -112,7 +114,7 @@ describe('an operation declared in its procedure', () => {
 
   it('refuses an operation without a tag, with an unknown one, or without its error statuses', () => {
     expect(() => buildOpenApiDocument(news({ errorResponses: [401] }))).toThrow(
-      'teamNews: meta.openapi.tags must be one of user, leaderboard, health',
+      'teamNews: meta.openapi.tags must be one of user, leaderboard, events, health',
     );
     expect(() => buildOpenApiDocument(news({ tags: ['news'], errorResponses: [401] }))).toThrow(
       'teamNews: meta.openapi.tags must be one of',
