@@ -292,9 +292,10 @@ async function insertRows(
       // After the quests' rows (a larger id): the newest row carries the balance.
       await step(
         'points ledger (adjustments to the spread scores)',
-        sql`INSERT INTO points_ledger
-            (user_id, delta, reason, quest_id, idempotency_key, balance_after, created_at)
-          SELECT s.id, s.balance - s.quested, 'adjustment', NULL, 'seed:spread', s.balance, s.at
+        sql`INSERT INTO points_ledger (user_id, delta, reason, quest_id, idempotency_key,
+                                       balance_after, created_at, source, source_detail)
+          SELECT s.id, s.balance - s.quested, 'adjustment', NULL, 'seed:spread', s.balance, s.at,
+                 'adjustment', '{"by":"bench:seed","note":"a spread score"}'::jsonb
           FROM (SELECT g, ${id} AS id, ${at} AS at, ${balance} AS balance, ${quested} AS quested
                 FROM ${series} OFFSET 0) AS s
           WHERE s.balance <> s.quested

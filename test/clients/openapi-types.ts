@@ -598,9 +598,9 @@ export interface components {
             results: components["schemas"]["EventResult"][];
         };
         EventResult: {
+            id: string;
             /** @constant */
             status: "recorded";
-            id: string;
             /** @description What the event itself earned (its type’s points × value) */
             points: number;
             /** @description The fan’s balance after the event and what it completed */
@@ -609,9 +609,9 @@ export interface components {
             /** @description Whether the event has since been reversed */
             reversed: boolean;
         } | {
+            id: string;
             /** @constant */
             status: "duplicate";
-            id: string;
             /** @description What the event itself earned (its type’s points × value) */
             points: number;
             /** @description The fan’s balance after the event and what it completed */
@@ -620,9 +620,9 @@ export interface components {
             /** @description Whether the event has since been reversed */
             reversed: boolean;
         } | {
+            id: string;
             /** @constant */
             status: "rejected";
-            id: string;
             error: {
                 /** @enum {string} */
                 code: "UNKNOWN_EVENT_TYPE" | "INVALID_VALUE" | "OCCURRED_AT_OUT_OF_RANGE" | "CAP_REACHED" | "EVENT_ID_REUSED" | "FAN_BANNED";

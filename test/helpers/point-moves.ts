@@ -23,11 +23,24 @@ export async function movePoints(
 ): Promise<number> {
   const boards = move.boards ?? [ALL_TIME_BOARD];
   for (let attempt = 0; attempt < 50; attempt += 1) {
-    const state = await readUserState(handle.db, handle.statements, userId, boards);
+    const state = await readUserState(handle.db, handle.statements, userId, {
+      boards,
+      periods: [''],
+    });
     if (!state) throw new Error(`no user ${userId}`);
     const { credits, boards: written } = pointsAndBoards(
       state,
-      [{ key: move.key, delta: move.delta, reason: 'adjustment', questId: null, boards }],
+      [
+        {
+          key: move.key,
+          delta: move.delta,
+          reason: 'adjustment',
+          questId: null,
+          source: 'adjustment',
+          sourceDetail: { by: 'test', note: move.key },
+          boards,
+        },
+      ],
       { teamBoards: [], teamChanged: false },
     );
     const plan: UserWritePlan = {

@@ -574,16 +574,6 @@ function outboxPart(plan: UserWritePlan): Part | undefined {
         seq: sql.ref(`${alias}.reached_seq`),
         ...(alias === 'n' && { holder: sql.ref<string>('g.id') }),
       });
-    // The snapshot still holds the user's old entry: ranked over it, the new
-    // position counts that entry when it is ahead (a write that took points
-    // back). Counted once more, it is taken off again.
-    const ownOldAhead = (sameBoard: RawBuilder<unknown>) =>
-      before
-        ? sql`(CASE WHEN me.user_id IS NOT NULL AND ${sameBoard}
-                 AND (me.points > n.points
-                      OR (me.points = n.points AND me.reached_seq < n.reached_seq))
-               THEN 1 ELSE 0 END)`
-        : sql`0`;
     const ranks: Cte = [
       // The user's ranks after the write (and before it), whether they moved or
       // not: the statement's result takes the all-time rank from here too.
@@ -600,7 +590,7 @@ function outboxPart(plan: UserWritePlan): Part | undefined {
         }
         CROSS JOIN LATERAL (
           SELECT 0 AS ord, 'global' AS board, NULL::text AS team,
-                 (${at('n', undefined)})::bigint - ${ownOldAhead(sql`true`)} AS rank,
+                 ${at('n', undefined)} AS rank,
                  ${
                    before
                      ? sql`CASE WHEN me.user_id IS NOT NULL THEN ${at('me', undefined)} END`
@@ -610,8 +600,7 @@ function outboxPart(plan: UserWritePlan): Part | undefined {
             hasTeam
               ? sql`UNION ALL
           SELECT 1, 'team', ${v.team}::text,
-                 (${at('n', sql<string>`n.team_key`)})::bigint
-                   - ${ownOldAhead(sql`me.team_key = n.team_key`)},
+                 ${at('n', sql<string>`n.team_key`)},
                  ${
                    beforeTeam
                      ? sql`CASE WHEN me.team_key = n.team_key
