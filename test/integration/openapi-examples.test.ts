@@ -20,8 +20,13 @@ const requestExamples = listOperations(document as never).flatMap(({ path, metho
     successes: Object.keys((operation as Json).responses)
       .map(Number)
       .filter((status) => status < 300),
+    /** The scope a service operation's token must hold; undefined for a fan's operation. */
+    scope: ((operation as Json).security?.[0]?.bearerAuth?.[0] as string | undefined) ?? undefined,
   })),
 );
+
+/** The events the examples name, recorded first, so an example that reverses one finds it. */
+const eventsExample = requestExamples.find(({ path }) => path === '/api/events')?.value;
 
 describe('the request examples in openapi.json', () => {
   it('has some', () => {
@@ -32,8 +37,12 @@ describe('the request examples in openapi.json', () => {
 
   it.each(requestExamples)(
     '$label succeeds as documented for a new user',
-    async ({ path, method, value, successes }) => {
-      const response = await app.request(method, path, { token: await app.token(), body: value });
+    async ({ path, method, value, successes, scope }) => {
+      const token = scope ? await app.serviceToken('example-service', scope) : await app.token();
+      if (scope && eventsExample) {
+        await app.request('POST', '/api/events', { token, body: eventsExample });
+      }
+      const response = await app.request(method, path, { token, body: value });
       expect(successes).toContain(response.status);
       expect(response.body.success).toBe(true);
     },
