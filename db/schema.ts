@@ -24,6 +24,7 @@ export interface Database {
   catalogRevision: CatalogRevisionTable;
   activityEvents: ActivityEventsTable;
   userStreaks: UserStreaksTable;
+  adminAudit: AdminAuditTable;
 }
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -47,6 +48,8 @@ export interface UsersTable {
    * the deletion is stored).
    */
   deletedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Set while an admin has banned the fan: their events are refused, their entries hidden. */
+  bannedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 /** The profile fields' columns (db/profile-fields.ts), with the row's keys and clock. */
@@ -111,6 +114,11 @@ export interface LeaderboardEntriesTable {
    * the fan leaderboards.
    */
   teamKey: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * A banned fan's entry: kept with its points and place, but counted in no
+   * `rank_counts` row and shown on no board until the fan is unbanned.
+   */
+  hidden: Generated<boolean>;
 }
 
 /**
@@ -292,3 +300,20 @@ export type ActivityEventRow = Selectable<ActivityEventsTable>;
 
 /** A streak's state as stored per user (a user_streaks row without the user and clock). */
 export type StoredStreak = Omit<Selectable<UserStreaksTable>, 'userId' | 'updatedAt'>;
+
+/** Every change an admin made (docs/CATALOG.md, "Audit log"). Append-only. */
+export interface AdminAuditTable {
+  id: ColumnType<string, never, never>;
+  /** The admin client (its client id) that made the change. */
+  actor: string;
+  action: string;
+  /** `definition:<kind>`, `fan`, `event`, `webhook_endpoint`. */
+  targetKind: string;
+  /** The definition's key, the fan's user id, `<client>:<event id>`, the endpoint's id. */
+  targetKey: string;
+  before: ColumnType<unknown, string | null, never>;
+  after: ColumnType<unknown, string | null, never>;
+  at: Generated<Date>;
+}
+
+export type AdminAuditRow = Selectable<AdminAuditTable>;

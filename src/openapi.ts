@@ -23,6 +23,12 @@ export const TAGS = [
       'from activity, exactly once.',
   },
   {
+    name: 'admin',
+    description:
+      'Running the game (a service token with the admin scope): definitions, adjustments, bans, ' +
+      'the audit log, webhook endpoints.',
+  },
+  {
     name: 'health',
     description: 'Liveness and readiness, for load balancers and orchestrators. No token needed.',
   },

@@ -15,6 +15,7 @@ import * as m20261124T0915 from './20261124T0915_deleted_accounts_leave_no_link.
 import * as m20261124T0930 from './20261124T0930_empty_season_archives.js';
 import * as m20261126T1000 from './20261126T1000_rank_points_levels.js';
 import * as m20261126T1100 from './20261126T1100_activity_catalog.js';
+import * as m20261126T1200 from './20261126T1200_admin.js';
 
 /**
  * Every migration, by name, in order. An explicit registry rather than a
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '20261124T0930_empty_season_archives': m20261124T0930,
   '20261126T1000_rank_points_levels': m20261126T1000,
   '20261126T1100_activity_catalog': m20261126T1100,
+  '20261126T1200_admin': m20261126T1200,
 };

@@ -1,0 +1,67 @@
+import type { Kysely } from 'kysely';
+import type { AdminAuditRow, Database } from '../schema.js';
+
+/** One change an admin made, as the audit log keeps it. */
+export interface AuditEntry {
+  /** The admin client's id. */
+  actor: string;
+  action: string;
+  targetKind: string;
+  targetKey: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+/** Appends `entry` to the audit log, in the caller's transaction (one clock with the change). */
+export async function recordAudit(db: Kysely<Database>, entry: AuditEntry): Promise<void> {
+  await db
+    .insertInto('adminAudit')
+    .values({
+      actor: entry.actor,
+      action: entry.action,
+      targetKind: entry.targetKind,
+      targetKey: entry.targetKey,
+      before: entry.before === undefined ? null : JSON.stringify(entry.before),
+      after: entry.after === undefined ? null : JSON.stringify(entry.after),
+    })
+    .execute();
+}
+
+/**
+ * The audit log, newest first: `limit` rows, older than `beforeId` when
+ * given, of one target when given.
+ */
+export function auditPage(
+  db: Kysely<Database>,
+  query: {
+    limit: number;
+    beforeId?: string | undefined;
+    target?: { kind: string; key: string } | undefined;
+  },
+): Promise<AdminAuditRow[]> {
+  let select = db.selectFrom('adminAudit').selectAll();
+  if (query.beforeId !== undefined) select = select.where('id', '<', query.beforeId);
+  if (query.target) {
+    select = select
+      .where('targetKind', '=', query.target.kind)
+      .where('targetKey', '=', query.target.key);
+  }
+  return select.orderBy('id', 'desc').limit(query.limit).execute();
+}
+
+/**
+ * The rows about a fan whose account is being deleted name the tombstone
+ * that keeps the account's ledger instead (the one UPDATE the log allows).
+ */
+export async function pseudonymiseAudit(
+  db: Kysely<Database>,
+  userId: string,
+  tombstoneId: string,
+): Promise<void> {
+  await db
+    .updateTable('adminAudit')
+    .set({ targetKey: tombstoneId })
+    .where('targetKind', '=', 'fan')
+    .where('targetKey', '=', userId)
+    .execute();
+}
