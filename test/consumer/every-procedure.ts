@@ -142,6 +142,26 @@ export async function deleteAccount() {
   return data;
 }
 
+export async function recordEvents() {
+  const { data } = await api.recordEvents.mutate({
+    events: [{ id: 'checkin-1', subject: 'fan-sub', type: 'match_checkin', value: 1 }],
+  });
+  const result = data.results[0]!;
+  assertType<Equal<typeof result.status, 'recorded' | 'duplicate' | 'rejected'>>();
+  if (result.status !== 'rejected') {
+    assertType<Equal<typeof result.balance, number>>();
+    assertType<Equal<(typeof result.questsCompleted)[number]['period'], string | null>>();
+  }
+  return data;
+}
+
+export async function reverseEvent() {
+  const { data } = await api.reverseEvent.mutate({ id: 'checkin-1' });
+  assertType<Equal<typeof data.status, 'reversed' | 'already_reversed'>>();
+  assertType<Equal<typeof data.points, number>>();
+  return data;
+}
+
 /** Subscriptions need a subscription link at run time (httpSubscriptionLink); the types do not. */
 export function myEvents() {
   return api.myEvents.subscribe(
@@ -152,7 +172,13 @@ export function myEvents() {
         assertType<
           Equal<
             typeof event.type,
-            'points_awarded' | 'quest_completed' | 'rank_changed' | 'account_deleted' | 'resync'
+            | 'points_awarded'
+            | 'quest_completed'
+            | 'rank_changed'
+            | 'streak_extended'
+            | 'streak_lost'
+            | 'account_deleted'
+            | 'resync'
           >
         >();
         if (event.type === 'points_awarded') assertType<Equal<typeof event.data.balance, number>>();
