@@ -5,6 +5,7 @@ import { ERROR_CODES } from '../../src/app-error.js';
 import { ERROR_TABLE } from '../../src/error-mapping.js';
 import { PROFILE_FIELDS } from '../../db/profile-fields.js';
 import { MAX_TRPC_BATCH } from '../../src/http/trpc-batch.js';
+import { defaultCatalog } from '../helpers/catalog.js';
 import { consistencyProblems } from '../helpers/consistency.js';
 
 import { uniqueSubject, useTestApp } from '../helpers/test-app.js';
@@ -289,6 +290,338 @@ describe('fuzzing tRPC batches and content encodings', () => {
         throw error;
       }
       expect(app.logs.filter(isErrorLine)).toHaveLength(errorLinesBefore);
+      expect(await consistencyProblems(app.db)).toEqual([]);
+    },
+  );
+});
+
+// --- POST /api/events and POST /api/events/reversals -----------------------------
+
+const catalog = defaultCatalog();
+const EVENT_TYPES = [...catalog.eventTypes.keys()];
+const REJECTION_CODES = [
+  'UNKNOWN_EVENT_TYPE',
+  'INVALID_VALUE',
+  'OCCURRED_AT_OUT_OF_RANGE',
+  'CAP_REACHED',
+  'EVENT_ID_REUSED',
+];
+/** Fans the events name: few, so caps, quests and repeated ids come into play. */
+const FANS = Array.from({ length: 5 }, () => uniqueSubject('fuzz-fan'));
+/** Event ids from a small pool (repeats within and across batches), and hostile ones. */
+const ID_POOL = Array.from({ length: 120 }, (_, i) => `evt-${i}`);
+
+const rawEventId = fc.oneof(
+  { weight: 10, arbitrary: fc.constantFrom(...ID_POOL).map((id) => JSON.stringify(id)) },
+  {
+    weight: 3,
+    arbitrary: fc.stringMatching(/^[\x21-\x7E]{1,128}$/).map((id) => JSON.stringify(id)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('', ' ', 'a b', 'x'.repeat(128), 'x'.repeat(129), 'é', 'tab\there')
+      .map((id) => JSON.stringify(id)),
+  },
+  { weight: 1, arbitrary: text.map((id) => JSON.stringify(id)) },
+  { weight: 1, arbitrary: fc.constantFrom('1', 'null', 'true', '[]', '{}', '1e400') },
+);
+const rawSubject = fc.oneof(
+  { weight: 10, arbitrary: fc.constantFrom(...FANS).map((s) => JSON.stringify(s)) },
+  { weight: 2, arbitrary: text.map((s) => JSON.stringify(s)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('', ' ', 'x\u0000y', 'auth0|42', 's'.repeat(255), 's'.repeat(256), '\ud800')
+      .map((s) => JSON.stringify(s)),
+  },
+  { weight: 1, arbitrary: fc.constantFrom('42', 'null', 'false', '["a"]') },
+);
+const rawType = fc.oneof(
+  { weight: 10, arbitrary: fc.constantFrom(...EVENT_TYPES).map((t) => JSON.stringify(t)) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .constantFrom('no_such_type', '', 'MATCH_CHECKIN', 'match_checkin ', 't'.repeat(65))
+      .map((t) => JSON.stringify(t)),
+  },
+  { weight: 1, arbitrary: text.map((t) => JSON.stringify(t)) },
+  { weight: 1, arbitrary: fc.constantFrom('1', 'null', '{}') },
+);
+const rawEventValue = fc.oneof(
+  { weight: 6, arbitrary: fc.integer({ min: 1, max: 25 }).map(String) },
+  { weight: 2, arbitrary: fc.integer({ min: -1000, max: 0 }).map(String) },
+  { weight: 1, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }).map(String) },
+  { weight: 1, arbitrary: fc.constantFrom('1.5', '2.0', '1e0', '1e2', '-0', '0.1') },
+  { weight: 1, arbitrary: hugeNumber },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('"NaN"', '"Infinity"', '"5"', '"1"', 'null', 'true', '[1]'),
+  },
+);
+const MINUTE = 60_000;
+const rawOccurredAt = fc.oneof(
+  {
+    weight: 4,
+    // From 9 days ago (too old) to an hour ahead (too far ahead), as sent.
+    arbitrary: fc
+      .integer({ min: -9 * 24 * 60, max: 60 })
+      .map((minutes) => JSON.stringify(new Date(Date.now() + minutes * MINUTE).toISOString())),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: -24 * 60, max: 0 })
+      .map((m) =>
+        JSON.stringify(new Date(Date.now() + m * MINUTE).toISOString().replace('Z', '+02:00')),
+      ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .constantFrom(
+        'yesterday',
+        '',
+        '2026-13-45T00:00:00Z',
+        '2026-11-26T10:00:00',
+        '2026-11-26',
+        '1970-01-01T00:00:00Z',
+        '9999-12-31T23:59:59Z',
+        '+275760-09-13T00:00:00.000Z',
+      )
+      .map((s) => JSON.stringify(s)),
+  },
+  { weight: 1, arbitrary: fc.constantFrom('0', '1732600000000', 'null', '{}') },
+);
+/**
+ * One event as raw JSON, the keys in a fixed order. Well-formed: every field
+ * passes the schema (the values still break the catalog's rules: unknown
+ * types, floats, negatives, old or future times), so the batch is taken and
+ * judged per event. Hostile: any field may be of any shape, missing or
+ * joined by an unknown key, which refuses the whole batch (400).
+ */
+const eventObject = (
+  fields: Record<string, string | undefined>,
+  unknown?: [string, string] | undefined,
+) => {
+  const parts = Object.entries(fields)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${JSON.stringify(key)}:${value}`);
+  if (unknown) parts.push(`${JSON.stringify(unknown[0])}:${unknown[1]}`);
+  return `{${parts.join(',')}}`;
+};
+const wellFormedEvent = fc
+  .record({
+    id: fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...ID_POOL) },
+      { weight: 1, arbitrary: fc.stringMatching(/^[\x21-\x7E]{1,128}$/) },
+    ),
+    subject: fc.constantFrom(...FANS),
+    type: fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom(...EVENT_TYPES) },
+      { weight: 1, arbitrary: fc.constantFrom('no_such_type', 'MATCH_CHECKIN', 't'.repeat(64)) },
+    ),
+    value: fc.option(
+      fc.oneof(
+        { weight: 6, arbitrary: fc.integer({ min: 1, max: 25 }) },
+        { weight: 1, arbitrary: fc.integer({ min: -1000, max: 0 }) },
+        {
+          weight: 1,
+          arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e12, max: 1e12 }),
+        },
+        { weight: 1, arbitrary: fc.constantFrom(1.5, 2 ** 31, 2 ** 53 + 2, 1e300, -0) },
+      ),
+      { nil: undefined, freq: 2 },
+    ),
+    occurredAt: fc.option(
+      fc
+        .integer({ min: -9 * 24 * 60, max: 60 })
+        .map((minutes) => new Date(Date.now() + minutes * MINUTE).toISOString()),
+      { nil: undefined, freq: 2 },
+    ),
+  })
+  .map((event) =>
+    eventObject(
+      Object.fromEntries(
+        Object.entries(event).map(([key, value]) => [
+          key,
+          value === undefined ? undefined : JSON.stringify(value),
+        ]),
+      ),
+    ),
+  );
+const hostileEvent = fc
+  .record({
+    id: rawEventId,
+    subject: rawSubject,
+    type: rawType,
+    value: fc.option(rawEventValue, { nil: undefined, freq: 2 }),
+    occurredAt: fc.option(rawOccurredAt, { nil: undefined, freq: 2 }),
+    unknown: fc.option(fc.tuple(fc.constantFrom('points', '__proto__', 'extra', ''), rawValue), {
+      nil: undefined,
+      freq: 4,
+    }),
+    missing: fc.option(fc.constantFrom('id', 'subject', 'type'), { nil: undefined, freq: 4 }),
+  })
+  .map(({ unknown, missing, ...fields }) =>
+    eventObject(
+      Object.fromEntries(
+        Object.entries(fields).map(([key, value]) => [key, key === missing ? undefined : value]),
+      ),
+      unknown,
+    ),
+  );
+/** A batch of 0 to over the maximum (100) events, mostly small; sometimes events repeated in it. */
+const batchSize = fc.oneof(
+  { weight: 12, arbitrary: fc.integer({ min: 1, max: 6 }) },
+  { weight: 2, arbitrary: fc.constant(0) },
+  { weight: 1, arbitrary: fc.integer({ min: 7, max: 100 }) },
+  { weight: 1, arbitrary: fc.constantFrom(99, 100, 101, 150) },
+);
+const rawEventsBody = fc.oneof(
+  {
+    weight: 12,
+    arbitrary: fc
+      .tuple(
+        batchSize,
+        fc.infiniteStream(wellFormedEvent),
+        fc.infiniteStream(hostileEvent),
+        // Most batches well-formed throughout; the others with a hostile event here and there.
+        fc.constantFrom(0, 0, 0, 0.1, 0.5),
+        fc.infiniteStream(fc.double({ min: 0, max: 1, noNaN: true })),
+        fc.boolean(),
+      )
+      .map(([size, clean, hostile, hostileShare, dice, repeat]) => {
+        const list = Array.from(
+          { length: size },
+          () => (dice.next().value < hostileShare ? hostile : clean).next().value as string,
+        );
+        // The same event twice in one batch (a duplicate, or a reused id if the body differs).
+        if (repeat && list.length > 0) list.push(list[0]!);
+        return `{"events":[${list.join(',')}]}`;
+      }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(wellFormedEvent, rawKey, rawValue)
+      .map(([event, key, value]) => `{"events":[${event}],${JSON.stringify(key)}:${value}}`),
+  },
+  {
+    weight: 1,
+    arbitrary: rawValue.map((value) => `{"events":${value}}`),
+  },
+  { weight: 1, arbitrary: rawBody },
+);
+const rawReversalBody = fc.oneof(
+  { weight: 8, arbitrary: rawEventId.map((id) => `{"id":${id}}`) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(rawEventId, rawKey, rawValue)
+      .map(([id, key, value]) => `{"id":${id},${JSON.stringify(key)}:${value}}`),
+  },
+  { weight: 1, arbitrary: rawBody },
+);
+const contentType = fc.oneof(
+  { weight: 12, arbitrary: fc.constant('application/json') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      null,
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/json; charset=utf-16',
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON',
+      'application/merge-patch+json',
+      'application/json, text/plain',
+    ),
+  },
+);
+
+describe('fuzzing POST /api/events and POST /api/events/reversals', () => {
+  const EVENT_RUNS = Math.max(20, Math.round(RUNS / 2));
+  it(
+    `answers every batch and reversal with a documented status and the envelope, never 5xx (${EVENT_RUNS} runs)`,
+    { timeout: 60_000 + EVENT_RUNS * 2 * 1_500 },
+    async () => {
+      // Two sending clients (ids are per client), and a fan's token (refused: 403).
+      const senders = [
+        await app.serviceToken('fuzz-sender-a'),
+        await app.serviceToken('fuzz-sender-b'),
+        tokens[0]!,
+      ];
+      const seen = new Map<string, number>();
+      const count = (label: string) => seen.set(label, (seen.get(label) ?? 0) + 1);
+      const operation = fc.oneof(
+        { weight: 3, arbitrary: fc.tuple(fc.constant('/api/events' as const), rawEventsBody) },
+        {
+          weight: 1,
+          arbitrary: fc.tuple(fc.constant('/api/events/reversals' as const), rawReversalBody),
+        },
+      );
+      const property = fc.asyncProperty(
+        operation,
+        fc.oneof(
+          { weight: 8, arbitrary: fc.integer({ min: 0, max: 1 }) },
+          { weight: 1, arbitrary: fc.constant(2) },
+        ),
+        contentType,
+        async ([path, body], sender, type) => {
+          const response = await app.request('POST', path, {
+            token: senders[sender],
+            rawBody: body,
+            contentType: type,
+          });
+          count(`${path} ${response.status}`);
+          expect(response.status, response.text).toBeLessThan(500);
+          const statuses = Object.keys(documented[path]?.post?.responses ?? {});
+          expect(statuses).toContain(String(response.status));
+          expect(response.body, response.text).toBeDefined();
+          checkEnvelope(response.status, response.body);
+          if (sender === 2) expect(response.status).toBeGreaterThanOrEqual(400);
+          if (response.status !== 200) return;
+          if (path === '/api/events/reversals') {
+            expect(['reversed', 'already_reversed']).toContain(response.body.data.status);
+            expect(response.body.data.id).toBe(JSON.parse(body).id);
+            return;
+          }
+          // A batch the server took: one result per event, in order, each consistent with what was sent.
+          const sent = JSON.parse(body).events as Array<Record<string, any>>;
+          const results = response.body.data.results as Array<Record<string, any>>;
+          expect(results).toHaveLength(sent.length);
+          results.forEach((result, i) => {
+            const event = sent[i]!;
+            expect(result.id).toBe(event.id);
+            count(`result ${result.status}${result.error ? ` ${result.error.code}` : ''}`);
+            if (result.status === 'rejected') {
+              expect(REJECTION_CODES).toContain(result.error.code);
+              expect(result.error.message.length).toBeGreaterThan(0);
+              return;
+            }
+            const definition = catalog.eventTypes.get(event.type)?.definition;
+            expect(definition, `a ${result.status} event of an unknown type`).toBeDefined();
+            if (result.status === 'recorded') {
+              expect(result.points).toBe(definition!.points * (event.value ?? 1));
+              expect(result.reversed).toBe(false);
+            }
+            expect(Number.isInteger(result.balance) && result.balance >= 0).toBe(true);
+          });
+        },
+      );
+      try {
+        await fc.assert(property, { numRuns: EVENT_RUNS, seed: SEED, endOnFailure: true });
+      } catch (error) {
+        process.stderr.write(`fuzz failed: replay with FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}\n`);
+        throw error;
+      }
+      if (process.env.FUZZ_VERBOSE)
+        process.stderr.write(`fuzz events: ${JSON.stringify([...seen].sort())}\n`);
+      // The run reached the recording, not only the refusals.
+      expect([...seen.keys()].some((label) => label === 'result recorded')).toBe(true);
+      expect([...seen.keys()].some((label) => label.endsWith(' 400'))).toBe(true);
       expect(await consistencyProblems(app.db)).toEqual([]);
     },
   );
