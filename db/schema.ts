@@ -18,6 +18,8 @@ export interface Database {
   handleHistory: HandleHistoryTable;
   liveEvents: LiveEventsTable;
   webhookDeliveries: WebhookDeliveriesTable;
+  webhookEndpoints: WebhookEndpointsTable;
+  webhookQueue: WebhookQueueTable;
   seasonArchives: SeasonArchivesTable;
   seasonStandings: SeasonStandingsTable;
   catalogDefinitions: CatalogDefinitionsTable;
@@ -165,20 +167,55 @@ export interface LiveEventsTable {
   type: string;
   payload: ColumnType<unknown, string, string>;
   createdAt: Generated<Date>;
-  webhookAttempts: Generated<number>;
-  /** When the next webhook attempt is due; null once delivered or given up. */
+  /** Not null until the webhook worker has queued the event for the endpoints (when it is due). */
   webhookNextAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface WebhookDeliveriesTable {
   id: ColumnType<string, never, never>;
   eventId: string;
+  /** null on attempts logged before endpoints existed (the one WEBHOOK_URL). */
+  endpointId: string | null;
   attempt: number;
   outcome: 'delivered' | 'failed' | 'gave_up';
   statusCode: number | null;
   error: string | null;
   durationMs: number;
   createdAt: Generated<Date>;
+}
+
+/** Where events are POSTed (db/migrations/20261126T1300_webhook_endpoints.ts). */
+export interface WebhookEndpointsTable {
+  id: Generated<string>;
+  source: ColumnType<'admin' | 'config', 'admin' | 'config' | undefined, never>;
+  url: string;
+  description: string | null;
+  /** Empty: every type. */
+  eventTypes: ColumnType<string[], string[] | undefined, string[]>;
+  /** `whsec_…`: never leaves the service but once, when it is made. */
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: ColumnType<
+    Date | null,
+    Date | string | null | undefined,
+    Date | string | null
+  >;
+  enabled: Generated<boolean>;
+  receivesSince: Timestamp;
+  createdAt: Generated<Date>;
+  updatedAt: Timestamp;
+  retiredAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+
+/** One (endpoint, event) still to be delivered. */
+export interface WebhookQueueTable {
+  endpointId: string;
+  eventId: string;
+  userId: string | null;
+  attempts: Generated<number>;
+  nextAt: Timestamp;
 }
 
 /** Who holds or reserves a handle (see migration 20261123T1945). */

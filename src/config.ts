@@ -71,8 +71,10 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Live streams and the outbox (docs/LIVE.md). */
   readonly live: LiveConfig;
-  /** Webhooks for every outbox event; undefined when WEBHOOK_URL is not set. */
+  /** The endpoint WEBHOOK_URL and WEBHOOK_SECRET configure; undefined when they are not set. */
   readonly webhook: WebhookConfig | undefined;
+  /** How long a failing delivery is retried before it is given up (every endpoint). */
+  readonly webhookRetryForSeconds: number;
   /** HANDLE_CHANGE_COOLDOWN_DAYS and HANDLE_RESERVE_DAYS (0 turns either off). */
   readonly handles: HandlePolicy;
 }
@@ -422,6 +424,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retentionPerUser: e.LIVE_RETENTION_PER_USER,
     }),
     webhook: webhookConfig(e),
+    webhookRetryForSeconds: e.WEBHOOK_RETRY_FOR_SECONDS,
     handles: Object.freeze({
       cooldownDays: e.HANDLE_CHANGE_COOLDOWN_DAYS,
       reserveDays: e.HANDLE_RESERVE_DAYS,

@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 
 /**
@@ -218,110 +218,6 @@ export function pruneEvents(
   });
 }
 
-/** An event claimed for a webhook attempt. */
-export interface ClaimedEvent extends OutboxEvent {
-  /** This attempt's number, from 1. */
-  attempt: number;
-}
-
-/**
- * Claims up to `limit` events for webhook delivery: each is the oldest pending
- * event of its user (so one user's events go out in order, one at a time),
- * due now, and not claimed by another worker. A claim is a lease: the event's
- * next attempt moves `leaseSeconds` ahead, so should this worker die, another
- * retries it then. `FOR UPDATE SKIP LOCKED` lets workers on several instances
- * claim at once without ever claiming the same event.
- */
-export async function claimWebhookEvents(
-  db: Kysely<Database>,
-  options: { limit: number; leaseSeconds: number },
-): Promise<ClaimedEvent[]> {
-  const rows = await db
-    .updateTable('liveEvents')
-    .set((eb) => ({
-      webhookNextAt: sql<Date>`now() + make_interval(secs => ${options.leaseSeconds})`,
-      webhookAttempts: eb('webhookAttempts', '+', 1),
-    }))
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('liveEvents as e')
-        .select('e.id')
-        .where('e.webhookNextAt', 'is not', null)
-        .where('e.webhookNextAt', '<=', sql<Date>`now()`)
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('liveEvents as p')
-                .select(sql`1`.as('one'))
-                .whereRef('p.userId', '=', 'e.userId')
-                .where('p.webhookNextAt', 'is not', null)
-                .whereRef('p.id', '<', 'e.id'),
-            ),
-          ),
-        )
-        .orderBy('e.id')
-        .limit(options.limit)
-        .forUpdate()
-        .skipLocked(),
-    )
-    .returning([...outboxColumns, 'webhookAttempts'])
-    .execute();
-  return rows
-    .map(({ webhookAttempts, ...event }) => ({ ...event, attempt: webhookAttempts }))
-    .sort((a, b) => compareIds(a.id, b.id));
-}
-
-/**
- * Records one webhook attempt in the delivery log and reschedules the event:
- * `retryInSeconds` null means done (delivered or given up). The event may be
- * gone by then (its account was deleted during the POST): the log row is
- * written all the same (it has no foreign key to the outbox) and there is
- * nothing to reschedule.
- */
-export async function recordWebhookAttempt(
-  db: Kysely<Database>,
-  attempt: {
-    eventId: string;
-    attempt: number;
-    outcome: 'delivered' | 'failed' | 'gave_up';
-    statusCode: number | null;
-    error: string | null;
-    durationMs: number;
-    retryInSeconds: number | null;
-  },
-): Promise<void> {
-  const logged = db.with('logged', (qc) =>
-    qc.insertInto('webhookDeliveries').values({
-      eventId: attempt.eventId,
-      attempt: attempt.attempt,
-      outcome: attempt.outcome,
-      statusCode: attempt.statusCode,
-      error: attempt.error,
-      durationMs: attempt.durationMs,
-    }),
-  );
-  if (attempt.retryInSeconds !== null) {
-    await logged
-      .updateTable('liveEvents')
-      .set({ webhookNextAt: sql<Date>`now() + make_interval(secs => ${attempt.retryInSeconds})` })
-      .where('id', '=', attempt.eventId)
-      .execute();
-    return;
-  }
-  // Done. `account_deleted` (the one event of no user) is erased rather than
-  // kept for the retention: it is the last record of the deleted id, and no
-  // stream replays it (docs/ACCOUNT.md, "Nothing links back").
-  await logged
-    .with('erased', (qc) =>
-      qc.deleteFrom('liveEvents').where('id', '=', attempt.eventId).where('userId', 'is', null),
-    )
-    .updateTable('liveEvents')
-    .set({ webhookNextAt: null })
-    .where('id', '=', attempt.eventId)
-    .where('userId', 'is not', null)
-    .execute();
-}
-
 /** Orders decimal id strings numerically (bigint ids arrive as text). */
 export function compareIds(a: string, b: string): number {
   return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
@@ -334,31 +230,46 @@ export function compareIds(a: string, b: string): number {
  * other services can erase their copies. Not sent to live streams: the
  * account's streams end with the account.
  *
- * It must reach a receiver after every event of the account, but the
+ * It must reach each endpoint after every event of the account, but the
  * account's events are about to be deleted, so the per-user order of the
- * queue cannot hold it back: one of them may be in a worker's hands right
+ * queues cannot hold it back: one of them may be in a worker's hands right
  * now (claimed, its POST not yet logged), and its POST may still land.
- * The account's pending events are locked first (a claim in progress
- * commits before this reads them; a later one skips them), and the
- * announcement is due when the lease of the one in flight, if any, ends.
+ * The account's events not yet fanned out and its queued deliveries are
+ * locked first (a fan-out or claim in progress commits before this reads
+ * them; a later claim skips them), and the announcement is due when the
+ * lease of the delivery in flight, if any, ends.
  */
 export async function recordAccountDeleted(trx: Kysely<Database>, userId: string): Promise<void> {
-  const pending = (eb: ExpressionBuilder<Database, 'liveEvents'>) =>
-    eb.and([eb('userId', '=', userId), eb('webhookNextAt', 'is not', null)]);
-  await trx.selectFrom('liveEvents').select('id').where(pending).forUpdate().execute();
+  await trx
+    .selectFrom('liveEvents')
+    .select('id')
+    .where('userId', '=', userId)
+    .where('webhookNextAt', 'is not', null)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  await trx
+    .selectFrom('webhookQueue')
+    .select('eventId')
+    .where('userId', '=', userId)
+    .orderBy('endpointId')
+    .orderBy('eventId')
+    .forUpdate()
+    .execute();
   // Claimed more often than logged: its POST is in flight until the lease ends.
   const inFlight = await trx
-    .selectFrom('liveEvents')
-    .select((eb) => eb.fn.max('webhookNextAt').as('until'))
-    .where(pending)
+    .selectFrom('webhookQueue as q')
+    .select((eb) => eb.fn.max('q.nextAt').as('until'))
+    .where('q.userId', '=', userId)
     .where((eb) =>
       eb(
-        'webhookAttempts',
+        'q.attempts',
         '>',
         eb
-          .selectFrom('webhookDeliveries')
+          .selectFrom('webhookDeliveries as d')
           .select((d) => d.fn.countAll<number>().as('n'))
-          .whereRef('webhookDeliveries.eventId', '=', 'liveEvents.id'),
+          .whereRef('d.eventId', '=', 'q.eventId')
+          .whereRef('d.endpointId', '=', 'q.endpointId'),
       ),
     )
     .executeTakeFirst();

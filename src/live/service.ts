@@ -1,5 +1,6 @@
 import type { DatabaseHandle } from '../../db/database.js';
 import { pruneEvents } from '../../db/queries/events.js';
+import { syncConfigEndpoint } from '../../db/queries/webhooks.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { getHeapStatistics } from 'node:v8';
@@ -8,6 +9,9 @@ import { streamCapacity } from './capacity.js';
 import { LiveHub } from './hub.js';
 import { WebhookWorker, type WebhookWorkerOptions } from './webhooks.js';
 
+/** How long a replaced WEBHOOK_SECRET still signs deliveries beside the new one. */
+const CONFIG_SECRET_OVERLAP_SECONDS = 86_400;
+
 /** How often the outbox retention runs (any instance; one at a time). */
 const PRUNE_EVERY_MS = 10 * 60_000;
 
@@ -15,9 +19,13 @@ const PRUNE_EVERY_MS = 10 * 60_000;
 export interface Live {
   hub: LiveHub;
   boards: LiveBoards;
-  /** Set when WEBHOOK_URL is configured. */
+  /** Delivers to every webhook endpoint; undefined when this instance runs no worker. */
   webhooks: WebhookWorker | undefined;
-  /** Opens the listening connection; starts the retention job and the webhook worker. */
+  /**
+   * Keeps the endpoint of WEBHOOK_URL/WEBHOOK_SECRET in step with the
+   * configuration, then opens the listening connection and starts the
+   * retention job and the webhook worker.
+   */
   start(): Promise<void>;
   /** Ends every stream (clients reconnect elsewhere), stops the jobs, stops listening. */
   stop(): Promise<void>;
@@ -30,6 +38,8 @@ export function createLive(options: {
   database: DatabaseHandle;
   logger: Logger;
   webhookOptions?: WebhookWorkerOptions;
+  /** Run a webhook worker (default true: endpoints may be added at runtime, on any instance). */
+  webhookWorker?: boolean;
   boardOptions?: BoardOptions;
 }): Live {
   const { config, database, logger } = options;
@@ -47,8 +57,14 @@ export function createLive(options: {
   hub.onEvents((userId) => boards.wrote(userId));
   hub.onAccountDeleted((userId) => boards.wrote(userId));
   const webhooks =
-    config.webhook &&
-    new WebhookWorker(database.db, config.webhook, logger, options.webhookOptions);
+    options.webhookWorker === false
+      ? undefined
+      : new WebhookWorker(
+          database.db,
+          { retryForSeconds: config.webhookRetryForSeconds },
+          logger,
+          options.webhookOptions,
+        );
   if (webhooks) hub.onEvents(() => webhooks.wake());
 
   let pruneTimer: NodeJS.Timeout | undefined;
@@ -79,6 +95,19 @@ export function createLive(options: {
           { maxStreams, capacity: streamCapacity(heapLimit), heapLimitMb: heapLimit >> 20 },
           'LIVE_MAX_STREAMS exceeds what the heap holds: raise --max-old-space-size or lower it',
         );
+      }
+      if (config.webhook) {
+        const { before, after } = await syncConfigEndpoint(database.db, {
+          url: config.webhook.url,
+          secret: config.webhook.secret,
+          overlapSeconds: CONFIG_SECRET_OVERLAP_SECONDS,
+        });
+        if (before?.updatedAt.getTime() !== after.updatedAt.getTime()) {
+          logger.info(
+            { endpointId: after.id, url: after.url, created: before === undefined },
+            'webhooks: the endpoint of WEBHOOK_URL follows the configuration',
+          );
+        }
       }
       await hub.start();
       webhooks?.start();

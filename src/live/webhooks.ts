@@ -1,19 +1,20 @@
 import type { Kysely } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import {
-  claimWebhookEvents,
-  recordWebhookAttempt,
-  type ClaimedEvent,
-} from '../../db/queries/events.js';
+  claimDeliveries,
+  deliveringEndpointIds,
+  fanOutEvents,
+  recordDeliveryAttempt,
+  type ClaimedDelivery,
+} from '../../db/queries/webhooks.js';
 import type { Database } from '../../db/schema.js';
-import type { WebhookConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { toLiveEventMessage } from './messages.js';
 
 export interface WebhookWorkerOptions {
-  /** How often the queue is checked when no event wakes the worker. */
+  /** How often the queues are checked when no event wakes the worker. */
   pollMs?: number;
-  /** Events claimed (and POSTed concurrently, each of a different user) per round. */
+  /** Deliveries in flight at once per endpoint (each of a different user), on this instance. */
   batch?: number;
   /** First retry delay; each further failure doubles it, up to `maxDelayMs`. */
   baseDelayMs?: number;
@@ -26,6 +27,10 @@ export interface WebhookWorkerOptions {
    * account's deletion is announced after the lease of its event in flight).
    */
   leaseSeconds?: number;
+  /** How long the list of endpoints is reused before it is read again. */
+  endpointsTtlMs?: number;
+  /** Outbox events queued for the endpoints per fan-out. */
+  fanOutBatch?: number;
 }
 
 const DEFAULTS: Required<WebhookWorkerOptions> = {
@@ -35,6 +40,8 @@ const DEFAULTS: Required<WebhookWorkerOptions> = {
   maxDelayMs: 60 * 60_000,
   timeoutMs: 10_000,
   leaseSeconds: 60,
+  endpointsTtlMs: 1_000,
+  fanOutBatch: 1_000,
 };
 
 /** The delay before attempt `attempt + 1`, after `attempt` failures: 1 s, 2 s, 4 s, … capped. */
@@ -46,20 +53,47 @@ export function retryDelayMs(
 }
 
 /**
- * POSTs every outbox event to WEBHOOK_URL, signed per Standard Webhooks
- * (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC>`).
- * One user's events go out one at a time in id order (a user's next event
- * waits until the previous one is delivered or given up); different users'
- * go out concurrently. At least once: an event is marked delivered only after
- * a 2xx, so a crash between the two sends it again (receivers dedupe on
- * `webhook-id`). Failures are retried with exponential backoff until
- * WEBHOOK_RETRY_FOR_SECONDS after the event, then given up. Every attempt is
- * logged in webhook_deliveries. Any number of instances may run a worker:
- * `FOR UPDATE SKIP LOCKED` claims give each event to exactly one of them.
+ * The headers of one delivery, per Standard Webhooks: `webhook-id` (the
+ * event id, the receiver's dedupe key), `webhook-timestamp`, and
+ * `webhook-signature`: `v1,<base64 HMAC>` per secret, space-separated (the
+ * current secret first, then the previous one during a rotation's overlap).
+ */
+export function deliveryHeaders(
+  delivery: { eventId: string; body: string; signers: readonly Webhook[] },
+  now: Date,
+): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'user-profile-service-webhooks',
+    'webhook-id': delivery.eventId,
+    'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+    'webhook-signature': delivery.signers
+      .map((signer) => signer.sign(delivery.eventId, now, delivery.body))
+      .join(' '),
+  };
+}
+
+/**
+ * POSTs every outbox event to every webhook endpoint whose filter matches
+ * (docs/LIVE.md, "Webhooks"), signed per Standard Webhooks. Each round fans
+ * due outbox events out into the endpoints' queues, then claims, per
+ * endpoint, as many deliveries as that endpoint has free slots on this
+ * instance: a slow or failing endpoint fills only its own slots and never
+ * holds back another's deliveries. Per endpoint, one user's events go out one
+ * at a time in id order; different users' go out concurrently. At least
+ * once: a delivery is marked done only after a 2xx, so a crash between the
+ * two sends it again (receivers dedupe on `webhook-id`). Failures are retried
+ * with exponential backoff until WEBHOOK_RETRY_FOR_SECONDS after the event,
+ * then given up. Every attempt is logged in webhook_deliveries. Any number of
+ * instances may run a worker: `FOR UPDATE SKIP LOCKED` claims give each
+ * (endpoint, event) to exactly one of them at a time.
  */
 export class WebhookWorker {
   readonly #options: Required<WebhookWorkerOptions>;
-  readonly #signer: Webhook;
+  readonly #signers = new Map<string, Webhook>();
+  /** Deliveries in flight on this instance, per endpoint. */
+  readonly #inFlight = new Map<string, Set<Promise<void>>>();
+  #endpoints: { ids: string[]; readAt: number } | undefined;
   #running = false;
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
@@ -67,7 +101,7 @@ export class WebhookWorker {
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly config: WebhookConfig,
+    private readonly settings: { retryForSeconds: number },
     private readonly logger: Logger,
     options: WebhookWorkerOptions = {},
   ) {
@@ -75,7 +109,6 @@ export class WebhookWorker {
     if (this.#options.leaseSeconds * 1000 <= this.#options.timeoutMs) {
       throw new Error('WebhookWorker: leaseSeconds must outlast timeoutMs');
     }
-    this.#signer = new Webhook(config.secret);
   }
 
   start(): void {
@@ -84,58 +117,107 @@ export class WebhookWorker {
     this.#loop = this.#run();
   }
 
-  /** Checks the queue now (a committed event is waiting). */
+  /** Checks the queues now (a committed event is waiting, or a delivery ended). */
   wake(): void {
     this.#woken = true;
     this.#wake?.();
   }
 
-  /** Stops after the round in progress (its POSTs finish or time out). */
+  /** Reads the endpoints again on the next round (one changed on this instance). */
+  endpointsChanged(): void {
+    this.#endpoints = undefined;
+    this.wake();
+  }
+
+  /** Stops claiming; the POSTs in flight finish or time out. */
   async stop(): Promise<void> {
     this.#running = false;
     this.#wake?.();
     await this.#loop;
+    await Promise.all([...this.#inFlight.values()].flatMap((set) => [...set]));
   }
 
   async #run(): Promise<void> {
     while (this.#running) {
-      let claimed = 0;
+      let more = false;
       try {
-        claimed = await this.deliverRound();
+        more = (await this.#round()).more;
       } catch (err) {
         this.logger.warn({ err }, 'webhooks: a delivery round failed');
       }
-      // A full batch means more is due: go again at once.
-      if (claimed < this.#options.batch) await this.#sleep(this.#options.pollMs);
+      // An endpoint that filled its free slots may have more due: go again at once.
+      if (!more) await this.#sleep(this.#options.pollMs);
     }
   }
 
-  /** Claims due events and POSTs them; returns how many were claimed. */
+  /** One round, waiting for the POSTs it starts; returns how many deliveries were claimed. */
   async deliverRound(): Promise<number> {
-    const events = await claimWebhookEvents(this.db, {
-      limit: this.#options.batch,
-      leaseSeconds: this.#options.leaseSeconds,
-    });
-    await Promise.all(events.map((event) => this.#deliver(event)));
-    return events.length;
+    const { started } = await this.#round();
+    await Promise.all(started);
+    return started.length;
   }
 
-  async #deliver(event: ClaimedEvent): Promise<void> {
+  async #round(): Promise<{ started: Promise<void>[]; more: boolean }> {
+    const endpoints = await this.#endpointIds();
+    const started: Promise<void>[] = [];
+    let more = false;
+    if (endpoints.length === 0) return { started, more };
+    await fanOutEvents(this.db, this.#options.fanOutBatch);
+    for (const endpointId of endpoints) {
+      const inFlight = this.#inFlight.get(endpointId) ?? new Set();
+      this.#inFlight.set(endpointId, inFlight);
+      const free = this.#options.batch - inFlight.size;
+      if (free <= 0) continue;
+      const claimed = await claimDeliveries(this.db, {
+        endpointId,
+        limit: free,
+        leaseSeconds: this.#options.leaseSeconds,
+      });
+      if (claimed.length === free) more = true;
+      for (const delivery of claimed) {
+        const done: Promise<void> = this.#deliver(delivery)
+          .catch((err: unknown) => {
+            this.logger.warn({ err, eventId: delivery.id, endpointId }, 'webhooks: not logged');
+          })
+          .finally(() => {
+            inFlight.delete(done);
+            this.wake();
+          });
+        inFlight.add(done);
+        started.push(done);
+      }
+    }
+    return { started, more };
+  }
+
+  async #endpointIds(): Promise<string[]> {
+    const now = Date.now();
+    if (!this.#endpoints || now - this.#endpoints.readAt >= this.#options.endpointsTtlMs) {
+      this.#endpoints = { ids: await deliveringEndpointIds(this.db), readAt: now };
+    }
+    return this.#endpoints.ids;
+  }
+
+  #signer(secret: string): Webhook {
+    let signer = this.#signers.get(secret);
+    if (!signer) {
+      if (this.#signers.size > 100) this.#signers.clear();
+      signer = new Webhook(secret);
+      this.#signers.set(secret, signer);
+    }
+    return signer;
+  }
+
+  async #deliver(delivery: ClaimedDelivery): Promise<void> {
     const started = performance.now();
     let statusCode: number | null = null;
     let error: string | null = null;
     try {
-      const body = JSON.stringify(toLiveEventMessage(event));
-      const now = new Date();
-      const response = await fetch(this.config.url, {
+      const body = JSON.stringify(toLiveEventMessage(delivery));
+      const signers = delivery.secrets.map((secret) => this.#signer(secret));
+      const response = await fetch(delivery.url, {
         method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'user-profile-service-webhooks',
-          'webhook-id': event.id,
-          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-          'webhook-signature': this.#signer.sign(event.id, now, body),
-        },
+        headers: deliveryHeaders({ eventId: delivery.id, body, signers }, new Date()),
         body,
         signal: AbortSignal.timeout(this.#options.timeoutMs),
         redirect: 'manual',
@@ -147,24 +229,33 @@ export class WebhookWorker {
       error = describe(cause);
     }
     const durationMs = Math.round(performance.now() - started);
-    const delayMs = retryDelayMs(event.attempt, this.#options);
-    const deadline = event.createdAt.getTime() + this.config.retryForSeconds * 1000;
+    const delayMs = retryDelayMs(delivery.attempt, this.#options);
+    const deadline = delivery.createdAt.getTime() + this.settings.retryForSeconds * 1000;
     const outcome =
       error === null ? 'delivered' : Date.now() + delayMs > deadline ? 'gave_up' : 'failed';
     if (outcome !== 'delivered') {
       this.logger.warn(
-        { eventId: event.id, attempt: event.attempt, statusCode, error, outcome },
+        {
+          eventId: delivery.id,
+          endpointId: delivery.endpointId,
+          attempt: delivery.attempt,
+          statusCode,
+          error,
+          outcome,
+        },
         'webhooks: delivery failed',
       );
     }
-    await recordWebhookAttempt(this.db, {
-      eventId: event.id,
-      attempt: event.attempt,
+    await recordDeliveryAttempt(this.db, {
+      endpointId: delivery.endpointId,
+      eventId: delivery.id,
+      attempt: delivery.attempt,
       outcome,
       statusCode,
       error,
       durationMs,
       retryInSeconds: outcome === 'failed' ? delayMs / 1000 : null,
+      announcement: delivery.userId === null,
     });
   }
 

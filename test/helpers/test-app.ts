@@ -109,6 +109,8 @@ export async function startTestApp(options: {
     database: options.database,
     logger,
     webhookOptions: options.webhookOptions,
+    // Only apps a test runs webhooks with deliver (the others share its database).
+    webhookWorker: options.webhookOptions !== undefined || config.webhook !== undefined,
     boardOptions: options.boardOptions,
   });
   await live.start();

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../db/database.js';
-import { claimWebhookEvents } from '../../db/queries/events.js';
+import { claimDeliveries, fanOutEvents, syncConfigEndpoint } from '../../db/queries/webhooks.js';
 import { LiveEventSchema } from '../../routers/live-schemas.js';
 import { WebhookWorker, type WebhookWorkerOptions } from '../../src/live/webhooks.js';
 import { createLogger } from '../../src/logger.js';
@@ -122,8 +122,26 @@ async function eventsOf(userIds: string[]) {
     .execute();
 }
 
+/** The users' events not yet fanned out to the endpoints, and their deliveries still queued. */
 async function pending(userIds: string[]) {
-  return (await eventsOf(userIds)).filter((e) => e.webhookNextAt !== null).length;
+  const queued = await app.db
+    .selectFrom('webhookQueue')
+    .select('eventId')
+    .where('userId', 'in', userIds)
+    .execute();
+  return (await eventsOf(userIds)).filter((e) => e.webhookNextAt !== null).length + queued.length;
+}
+
+/** Only this test's events matter: every earlier one counts as handled. */
+async function forgetEarlierEvents() {
+  await app.db.updateTable('liveEvents').set({ webhookNextAt: null }).execute();
+  await app.db.deleteFrom('webhookQueue').execute();
+}
+
+/** The endpoint of WEBHOOK_URL, pointed at `url` (as an instance configured so would on start). */
+async function configEndpoint(url: string) {
+  const { after } = await syncConfigEndpoint(app.db, { url, secret, overlapSeconds: 0 });
+  return after.id;
 }
 
 /** The tables holding a row that names `text` anywhere (any column, as text). */
@@ -150,8 +168,7 @@ describe('webhooks', () => {
       const port = await receiver.listen();
       await receiver.close(); // nothing listens there now: connection refused
       cleanup.push(() => receiver.close());
-      // Only this test's events matter: mark every earlier one as handled.
-      await app.db.updateTable('liveEvents').set({ webhookNextAt: null }).execute();
+      await forgetEarlierEvents();
       await webhookApp(`http://127.0.0.1:${port}/hooks`);
 
       const users = await onboardUsers(app, 4, 'hook');
@@ -232,7 +249,7 @@ describe('webhooks', () => {
       receiver.status = () => (failing ? 503 : 200);
       const port = await receiver.listen();
       cleanup.push(() => receiver.close());
-      await app.db.updateTable('liveEvents').set({ webhookNextAt: null }).execute();
+      await forgetEarlierEvents();
       const hooked = await webhookApp(`http://127.0.0.1:${port}/`, {
         WEBHOOK_RETRY_FOR_SECONDS: '1',
       });
@@ -272,7 +289,7 @@ describe('webhooks', () => {
       const receiver = new Receiver();
       const port = await receiver.listen();
       cleanup.push(() => receiver.close());
-      await app.db.updateTable('liveEvents').set({ webhookNextAt: null }).execute();
+      await forgetEarlierEvents();
       let second: DatabaseHandle | undefined;
       if (database.databaseUrl) {
         second = await openPool(database);
@@ -349,6 +366,8 @@ describe('webhooks', () => {
     });
     const userId = onboarded.body.data.user.id as string;
     expect(await rowsNaming(userId)).not.toEqual([]);
+    // Delivered first: a deletion while one is in flight waits for its lease (the next test).
+    await expect.poll(() => pending([userId]), { timeout: 20_000 }).toBe(0);
     expect((await worker.request('DELETE', '/api/user', { token })).status).toBe(200);
     await expect
       .poll(() => receiver.acknowledged().some((r) => r.event.type === 'account_deleted'), {
@@ -369,12 +388,13 @@ describe('webhooks', () => {
       receiver.gate = () => (receiver.arrivals.length === 1 ? released : Promise.resolve());
       const port = await receiver.listen();
       cleanup.push(() => receiver.close());
-      await app.db.updateTable('liveEvents').set({ webhookNextAt: null }).execute();
+      await forgetEarlierEvents();
 
       // Two workers driven round by round, as two instances would run them.
       const logs: string[] = [];
       const logger = createLogger('info', { write: (line: string) => void logs.push(line) });
-      const config = { url: `http://127.0.0.1:${port}/`, secret, retryForSeconds: 3600 };
+      await configEndpoint(`http://127.0.0.1:${port}/`);
+      const config = { retryForSeconds: 3600 };
       // The lease outlasts the POST's timeout, and this test's steps while the POST is held.
       const options: WebhookWorkerOptions = { timeoutMs: 5_000, leaseSeconds: 8 };
       const first = new WebhookWorker(app.db, config, logger, options);
@@ -477,7 +497,7 @@ describe('webhooks', () => {
       receiver.gate = () => (holding ? new Promise<void>(() => {}) : Promise.resolve());
       const port = await receiver.listen();
       cleanup.push(() => receiver.close());
-      await app.db.updateTable('liveEvents').set({ webhookNextAt: null }).execute();
+      await forgetEarlierEvents();
       const url = `http://127.0.0.1:${port}/`;
       const dataDir = await mkdtemp(path.join(tmpdir(), 'ups-webhook-worker-'));
       cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
@@ -503,11 +523,11 @@ describe('webhooks', () => {
 
       // It died holding the lease: one attempt counted, none logged.
       const leased = await app.db
-        .selectFrom('liveEvents')
-        .select(['webhookAttempts', sql<boolean>`webhook_next_at > now()`.as('leased')])
-        .where('id', '=', events[0]!.id)
+        .selectFrom('webhookQueue')
+        .select(['attempts', sql<boolean>`next_at > now()`.as('leased')])
+        .where('eventId', '=', events[0]!.id)
         .executeTakeFirstOrThrow();
-      expect(leased).toEqual({ webhookAttempts: 1, leased: true });
+      expect(leased).toEqual({ attempts: 1, leased: true });
       expect(await attempts(events.map((event) => event.id))).toEqual([]);
 
       holding = false;
@@ -520,9 +540,9 @@ describe('webhooks', () => {
 
       // The 60 s lease runs out (moved, rather than waited for).
       await app.db
-        .updateTable('liveEvents')
-        .set({ webhookNextAt: sql<Date>`now()` })
-        .where('id', '=', events[0]!.id)
+        .updateTable('webhookQueue')
+        .set({ nextAt: sql<Date>`now()` })
+        .where('eventId', '=', events[0]!.id)
         .execute();
       await expect.poll(() => pending([userId!]), { timeout: 30_000, interval: 200 }).toBe(0);
       expect(receiver.arrivals.map((body) => JSON.parse(body).id)).toEqual([
@@ -537,15 +557,17 @@ describe('webhooks', () => {
     const receiver = new Receiver();
     const port = await receiver.listen();
     cleanup.push(() => receiver.close());
-    await app.db.updateTable('liveEvents').set({ webhookNextAt: null }).execute();
+    await forgetEarlierEvents();
     const [userId] = await onboardUsers(app, 1, 'abandoned');
     const events = await eventsOf([userId!]);
 
     // What a worker that died right after its claim leaves: a lease, no POST, no log row.
-    const claimed = await claimWebhookEvents(app.db, { limit: 10, leaseSeconds: 5 });
+    const endpointId = await configEndpoint(`http://127.0.0.1:${port}/`);
+    await fanOutEvents(app.db, 100);
+    const claimed = await claimDeliveries(app.db, { endpointId, limit: 10, leaseSeconds: 5 });
     expect(claimed.map((event) => event.id)).toEqual([events[0]!.id]);
     const logger = createLogger('info', { write: () => undefined });
-    const config = { url: `http://127.0.0.1:${port}/`, secret, retryForSeconds: 3600 };
+    const config = { retryForSeconds: 3600 };
     const other = new WebhookWorker(app.db, config, logger);
     expect(await other.deliverRound()).toBe(0);
     expect(receiver.arrivals).toEqual([]);
