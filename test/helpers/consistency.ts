@@ -65,6 +65,20 @@ export async function consistencyProblems(
                    and l.delta = -a.points))`,
     ],
     [
+      // Units of a type one fan recorded (not reversed) in a UTC day or ISO week, against the
+      // type's cap (docs/ACTIVITY.md, Caps): the largest cap among the versions the window's
+      // events were recorded under, so a cap an operator raised later is no violation.
+      'a fan has recorded more of an event type in a day or week than its cap',
+      sql`select a.user_id from activity_events a
+          join catalog_definitions d on d.kind = 'event_type' and d.key = a.type
+                                    and d.version = a.type_version
+          cross join (values ('day'), ('week')) as w(span)
+          where a.reversed_at is null
+          group by a.user_id, a.type, w.span, date_trunc(w.span, a.occurred_at at time zone 'UTC')
+          having max((d.definition -> 'caps' ->> w.span)::integer) is not null
+             and sum(a.value) > max((d.definition -> 'caps' ->> w.span)::integer)`,
+    ],
+    [
       'onboarded user without exactly one welcome award',
       sql`select u.id as user_id from users u where u.onboarded_at is not null and
             (select count(*) from points_ledger p
