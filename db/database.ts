@@ -24,6 +24,7 @@ import pg from 'pg';
 import { ServiceAdapter } from './adapter.js';
 import { listenPostgres, type NotificationHandlers, type Unlisten } from './listener.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { ReadRouter } from './read-router.js';
 import type { Database } from './schema.js';
 import { CompiledStatements } from './statements.js';
 
@@ -49,6 +50,23 @@ export interface DatabaseOptions {
   preparedStatements?: boolean;
   /** Told once when a pool stops naming statements (see `namingClient`). */
   onPreparedStatementsOff?: (error: Error) => void;
+  /**
+   * A streaming replica of `databaseUrl` for reads that may lag
+   * (DATABASE_READ_URL; db/read-router.ts). PostgreSQL only.
+   */
+  replica?: ReplicaOptions | undefined;
+}
+
+export interface ReplicaOptions {
+  url: string;
+  /** Reads go to the primary while the replica may be staler than this. */
+  maxLagMs: number;
+  /** How long a fan's own read waits for the replica to replay their write. */
+  waitMs: number;
+  /** How often the replica's lag is measured. */
+  pollMs: number;
+  /** Told when the replica stops or starts serving reads. */
+  onChange?: (change: { serving: boolean; reason: string; error?: unknown }) => void;
 }
 
 export interface DatabaseHandle {
@@ -56,6 +74,8 @@ export interface DatabaseHandle {
   /** The statements compiled once on `db` (the write path's); on PostgreSQL, named. */
   statements: CompiledStatements;
   kind: 'postgres' | 'pglite';
+  /** Which database each read uses: the replica's or `db` (db/read-router.ts). */
+  reads: ReadRouter;
   /** Resolves when the database answers `select 1`; rejects otherwise. */
   ping(): Promise<void>;
   /**
@@ -106,7 +126,10 @@ class ServiceDialect extends PostgresDialect {
   }
 }
 
-function createPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHandle {
+async function createPostgres(
+  databaseUrl: string,
+  options: DatabaseOptions,
+): Promise<DatabaseHandle> {
   const pool: pg.Pool = new pg.Pool({
     connectionString: databaseUrl,
     max: options.poolMax,
@@ -137,13 +160,47 @@ function createPostgres(databaseUrl: string, options: DatabaseOptions): Database
     onNamingOff: options.onPreparedStatementsOff,
   });
   const listenUrl = options.listenUrl ?? databaseUrl;
+  const replica = options.replica && createReplica(options.replica, options);
+  const reads = new ReadRouter({
+    primary: db,
+    replica: replica?.db,
+    maxLagMs: options.replica?.maxLagMs ?? 0,
+    waitMs: options.replica?.waitMs ?? 0,
+    pollMs: options.replica?.pollMs ?? 0,
+    onChange: options.replica?.onChange,
+  });
+  await reads.start();
   return handle(
     db,
     statements,
     'postgres',
-    async () => {},
+    reads,
+    async () => {
+      await replica?.db.destroy();
+    },
     (channel, handlers) => listenPostgres(listenUrl, channel, handlers),
   );
+}
+
+/** The replica's own pool: plain statements (nothing named), a short connect timeout. */
+function createReplica(replica: ReplicaOptions, options: DatabaseOptions) {
+  const pool = new pg.Pool({
+    connectionString: replica.url,
+    max: options.poolMax,
+    statement_timeout: options.statementTimeoutMs,
+    // A replica that does not answer sends reads to the primary: fail fast.
+    connectionTimeoutMillis: 1000,
+  });
+  pool.on('error', (error) => options.onIdleClientError?.(error));
+  pool.on('connect', (client) => {
+    client.on('error', (error) => options.onIdleClientError?.(error));
+  });
+  return {
+    db: new Kysely<Database>({
+      dialect: new ServiceDialect({ pool }),
+      plugins: [new CamelCasePlugin()],
+    }),
+  };
 }
 
 /**
@@ -175,7 +232,8 @@ async function createPGlite(dataDir: string): Promise<DatabaseHandle> {
   // connection meanwhile keeps it out of any transaction in progress.
   const onSession = <T>(work: () => Promise<T>) => db.connection().execute(work);
   const statements = new CompiledStatements(db, { naming: false });
-  return handle(db, statements, 'pglite', unlock, async (channel, handlers) => {
+  const reads = new ReadRouter({ primary: db, maxLagMs: 0, waitMs: 0, pollMs: 0 });
+  return handle(db, statements, 'pglite', reads, unlock, async (channel, handlers) => {
     const unsubscribe = await onSession(() => pglite.listen(channel, handlers.onNotification));
     return () => (pglite.closed ? Promise.resolve() : onSession(() => unsubscribe()));
   });
@@ -185,6 +243,7 @@ function handle(
   db: Kysely<Database>,
   statements: CompiledStatements,
   kind: DatabaseHandle['kind'],
+  reads: ReadRouter,
   afterClose: () => Promise<void>,
   listen: DatabaseHandle['listen'],
 ): DatabaseHandle {
@@ -193,12 +252,16 @@ function handle(
     db,
     statements,
     kind,
+    reads,
     listen,
     async ping() {
       await sql`select 1`.execute(db);
     },
     close() {
-      closing ??= db.destroy().finally(afterClose);
+      closing ??= reads
+        .stop()
+        .then(() => db.destroy())
+        .finally(afterClose);
       return closing;
     },
   };

@@ -45,17 +45,19 @@ export const leaderboardRouter = router({
     .input(LeaderboardInput)
     .output(success(LeaderboardPageSchema))
     .query(async ({ ctx, input }) => {
-      const page = await getLeaderboard(
-        ctx.deps.db,
-        {
-          period: input.period,
-          limit: input.limit,
-          after: input.cursor,
-          team: input.team,
-          season: input.season,
-        },
-        ctx.deps.clock(),
-        ctx.deps.config.seasonArchiveTimeoutMs,
+      const page = await ctx.deps.reads.shared((db) =>
+        getLeaderboard(
+          db,
+          {
+            period: input.period,
+            limit: input.limit,
+            after: input.cursor,
+            team: input.team,
+            season: input.season,
+          },
+          ctx.deps.clock(),
+          { archiveTimeoutMs: ctx.deps.config.seasonArchiveTimeoutMs, primary: ctx.deps.db },
+        ),
       );
       return ok(toLeaderboardPage(page));
     }),
@@ -77,10 +79,12 @@ export const leaderboardRouter = router({
     .input(LeaderboardSeasonsInput)
     .output(success(LeaderboardSeasonsSchema))
     .query(async ({ ctx, input }) => {
-      const page = await listClosedSeasons(
-        ctx.deps.db,
-        { period: input.period, limit: input.limit, after: input.cursor },
-        ctx.deps.clock(),
+      const page = await ctx.deps.reads.shared((db) =>
+        listClosedSeasons(
+          db,
+          { period: input.period, limit: input.limit, after: input.cursor },
+          ctx.deps.clock(),
+        ),
       );
       return ok(toLeaderboardSeasons(input.period, page));
     }),
@@ -104,7 +108,10 @@ export const leaderboardRouter = router({
     .input(LeaderboardAroundMeInput)
     .output(success(LeaderboardAroundMeSchema))
     .query(async ({ ctx, input }) => {
-      const around = await getLeaderboardAroundMe(ctx.deps.db, ctx.userId, input, ctx.deps.clock());
+      // The caller's own entry: read-your-writes, like the caller's other reads.
+      const around = await ctx.deps.reads.own(ctx.userId, (db) =>
+        getLeaderboardAroundMe(db, ctx.userId, input, ctx.deps.clock()),
+      );
       return ok(toLeaderboardAroundMe(around));
     }),
 });

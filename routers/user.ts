@@ -107,7 +107,7 @@ export const userRouter = router({
     })
     .output(success(UserSchema))
     .query(async ({ ctx }) => {
-      const current = await getCurrentUser(ctx.deps.db, ctx.userId);
+      const current = await ctx.deps.reads.own(ctx.userId, (db) => getCurrentUser(db, ctx.userId));
       return ok(toUser(current.user, current.profile, current.points));
     }),
 
@@ -127,10 +127,9 @@ export const userRouter = router({
     .input(PointsHistoryInput)
     .output(success(PointsHistoryPageSchema))
     .query(async ({ ctx, input }) => {
-      const page = await getPointsHistory(ctx.deps.db, ctx.userId, {
-        limit: input.limit,
-        beforeId: input.cursor,
-      });
+      const page = await ctx.deps.reads.own(ctx.userId, (db) =>
+        getPointsHistory(db, ctx.userId, { limit: input.limit, beforeId: input.cursor }),
+      );
       return ok(toPointsHistoryPage(page));
     }),
 
@@ -153,7 +152,9 @@ export const userRouter = router({
     .output(success(QuestListSchema))
     .query(async ({ ctx }) => {
       const catalog = await ctx.deps.catalog.current();
-      const game = await getQuests(ctx.deps.db, catalog, ctx.userId, ctx.deps.clock());
+      const game = await ctx.deps.reads.own(ctx.userId, (db) =>
+        getQuests(db, catalog, ctx.userId, ctx.deps.clock()),
+      );
       return ok(toQuestList(game));
     }),
 
@@ -176,7 +177,9 @@ export const userRouter = router({
     .output(success(AccountExportSchema))
     .query(async ({ ctx }) => {
       const catalog = await ctx.deps.catalog.current();
-      const account = await exportAccount(ctx.deps.db, catalog, ctx.userId, ctx.deps.clock());
+      const account = await ctx.deps.reads.own(ctx.userId, (db) =>
+        exportAccount(db, catalog, ctx.userId, ctx.deps.clock()),
+      );
       return ok(toAccountExport(account));
     }),
 

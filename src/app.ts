@@ -71,13 +71,15 @@ export function createApp({
       redis: rateLimitStore,
       keyPrefix: config.rateLimit.redisKeyPrefix,
     });
-  const userIds = createUserIdResolver();
+  // A user looked up (maybe created) on the primary is read on the replica only once it is there.
+  const userIds = createUserIdResolver({ onLookup: (userId) => database.reads.wrote(userId) });
   live.hub.onAccountDeleted((userId) => userIds.forgetUser(userId));
   live.hub.onNotificationsLost(() => userIds.clear());
   const deps: AppDeps = {
     config,
     db: database.db,
     statements: database.statements,
+    reads: database.reads,
     verifier: withTokenCache(verifier, { ttlSeconds: config.authTokenCacheSeconds }),
     logger,
     userRateLimiter: limiter('user:', config.rateLimit.perUser),

@@ -30,6 +30,8 @@ export interface Config {
     readonly statementTimeoutMs: number;
     /** Named statements for the write path (DATABASE_PREPARED_STATEMENTS, default on). */
     readonly preparedStatements: boolean;
+    /** A streaming replica for reads (DATABASE_READ_URL; docs/SCALING.md, Read replica). */
+    readonly replica: ReplicaConfig | undefined;
   };
   /** `statement_timeout` of the cut of a closed season's standings (docs/SEASONS.md). */
   readonly seasonArchiveTimeoutMs: number;
@@ -77,6 +79,16 @@ export interface Config {
   readonly webhookRetryForSeconds: number;
   /** HANDLE_CHANGE_COOLDOWN_DAYS and HANDLE_RESERVE_DAYS (0 turns either off). */
   readonly handles: HandlePolicy;
+}
+
+export interface ReplicaConfig {
+  readonly url: string;
+  /** Reads go to the primary while the replica may be further behind than this. */
+  readonly maxLagMs: number;
+  /** How long a fan's read of their own data waits for the replica to replay their write. */
+  readonly waitMs: number;
+  /** How often each instance measures the replica's lag. */
+  readonly pollMs: number;
 }
 
 export interface LiveConfig {
@@ -140,6 +152,16 @@ const envSchema = z.object({
   DATABASE_POOL_MAX: int(10, 1, 200),
   DATABASE_STATEMENT_TIMEOUT_MS: int(5000, 100, 600_000),
   DATABASE_PREPARED_STATEMENTS: z.preprocess(emptyToUndefined, z.enum(['on', 'off']).default('on')),
+  DATABASE_READ_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection string')
+      .optional(),
+  ),
+  DATABASE_READ_MAX_LAG_MS: int(1000, 10, 600_000),
+  DATABASE_READ_WAIT_MS: int(50, 0, 10_000),
+  DATABASE_READ_POLL_MS: int(100, 1, 60_000),
   SEASON_ARCHIVE_TIMEOUT_MS: int(SEASON_ARCHIVE_TIMEOUT_MS, 100, 3_600_000),
   AUTH_ISSUER: optionalString,
   AUTH_JWKS_URL: httpUrl,
@@ -233,6 +255,28 @@ function webhookConfig(env: Env): WebhookConfig | undefined {
 }
 
 type Env = z.infer<typeof envSchema>;
+
+function replicaConfig(env: Env): ReplicaConfig | undefined {
+  if (env.DATABASE_READ_URL === undefined) return undefined;
+  if (env.DATABASE_URL === undefined) {
+    throw new ConfigError(
+      'DATABASE_READ_URL needs DATABASE_URL: a replica is of a PostgreSQL primary, not of the embedded database.',
+    );
+  }
+  // The lag is known to within about a poll: a bound under two polls would turn the replica off.
+  if (env.DATABASE_READ_POLL_MS * 2 > env.DATABASE_READ_MAX_LAG_MS) {
+    throw new ConfigError(
+      `DATABASE_READ_POLL_MS (${env.DATABASE_READ_POLL_MS}) must be at most half of ` +
+        `DATABASE_READ_MAX_LAG_MS (${env.DATABASE_READ_MAX_LAG_MS}): the lag is measured once a poll.`,
+    );
+  }
+  return Object.freeze({
+    url: env.DATABASE_READ_URL,
+    maxLagMs: env.DATABASE_READ_MAX_LAG_MS,
+    waitMs: env.DATABASE_READ_WAIT_MS,
+    pollMs: env.DATABASE_READ_POLL_MS,
+  });
+}
 
 /**
  * The outbox must keep an event as long as its webhook may be retried: the
@@ -393,6 +437,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       poolMax: e.DATABASE_POOL_MAX,
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
       preparedStatements: e.DATABASE_PREPARED_STATEMENTS === 'on',
+      replica: replicaConfig(e),
     }),
     seasonArchiveTimeoutMs: e.SEASON_ARCHIVE_TIMEOUT_MS,
     auth: Object.freeze(authConfig(e)),

@@ -30,6 +30,13 @@ async function main(): Promise<void> {
         'named statements refused (a transaction pooler?); running unnamed from now on: set DATABASE_PREPARED_STATEMENTS=off',
       ),
     listenUrl: config.live.listenUrl,
+    replica: config.database.replica && {
+      ...config.database.replica,
+      onChange: ({ serving, reason, error }) =>
+        serving
+          ? logger.info({ reason }, 'reads go to the replica')
+          : logger.warn({ reason, err: error }, 'reads go to the primary'),
+    },
   });
   const applied = await migrateToLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');

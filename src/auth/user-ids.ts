@@ -34,7 +34,12 @@ export interface UserIdResolver {
  * cached id is only ever one the database returned for that identity.
  */
 export function createUserIdResolver(
-  options: { maxEntries?: number; now?: () => number } = {},
+  options: {
+    maxEntries?: number;
+    now?: () => number;
+    /** Told the user id of each identity looked up in (or added to) the database. */
+    onLookup?: (userId: string) => void;
+  } = {},
 ): UserIdResolver {
   const cache = new LRUCache<string, string>({
     max: options.maxEntries ?? USER_ID_CACHE_MAX_ENTRIES,
@@ -49,6 +54,7 @@ export function createUserIdResolver(
       const cached = cache.get(key);
       if (cached !== undefined) return cached;
       const user = await ensureUser(db, principal.issuer, principal.subject);
+      options.onLookup?.(user.id);
       cache.set(key, user.id);
       return user.id;
     },

@@ -51,6 +51,8 @@ import type { WriteDeps } from './profile.js';
 /** What the events path needs besides the write path's collaborators. */
 export interface ActivityDeps extends WriteDeps {
   config: WriteDeps['config'] & { activity: { maxAgeHours: number } };
+  /** Told each fan written, so the fan's reads see it (read-your-writes; db/read-router.ts). */
+  reads?: { wrote(userId: string): void };
 }
 
 /** The sending service, as its token names it. */
@@ -216,6 +218,7 @@ async function recordFanEvents(
     switch (result.outcome) {
       case 'written':
         deps.userStates.delete(fan.userId);
+        deps.reads?.wrote(fan.userId);
         for (const recorded of plan.recorded) {
           answers.set(recorded.event.index, {
             id: recorded.event.id,
@@ -487,6 +490,7 @@ export async function reverseEvent(
     const result = await applyUserWrite(deps.db, deps.statements, write);
     if (result.outcome === 'written') {
       deps.userStates.delete(state.user.id);
+      deps.reads?.wrote(state.user.id);
       return {
         id: eventId,
         status: 'reversed',

@@ -51,21 +51,28 @@ export interface BoardView {
   season: Season | undefined;
 }
 
-/**
- * GET /api/leaderboard: one keyset page in rank order. `archiveTimeoutMs`
- * bounds the cut of a closed season's standings (SEASON_ARCHIVE_TIMEOUT_MS).
- */
+export interface ArchiveOptions {
+  /** Bounds the cut of a closed season's standings (SEASON_ARCHIVE_TIMEOUT_MS). */
+  archiveTimeoutMs?: number;
+  /** Where a missing archive is cut, when `db` is a replica (a cut writes); `db` by default. */
+  primary?: Kysely<Database>;
+}
+
+/** GET /api/leaderboard: one keyset page in rank order. */
 export async function getLeaderboard(
   db: Kysely<Database>,
   query: LeaderboardQuery,
   now: Date = new Date(),
-  archiveTimeoutMs: number = SEASON_ARCHIVE_TIMEOUT_MS,
+  archive: ArchiveOptions = {},
 ): Promise<Page<PositionedEntry | ArchivedEntry> & BoardView> {
   const period = query.period ?? 'all';
   const { season: seasonId } = query;
   if (seasonId !== undefined) {
     const archived = { ...query, period, season: seasonId };
-    return getArchivedSeason(db, archived, now, archiveTimeoutMs);
+    return getArchivedSeason(db, archived, now, {
+      timeoutMs: archive.archiveTimeoutMs ?? SEASON_ARCHIVE_TIMEOUT_MS,
+      primary: archive.primary ?? db,
+    });
   }
   const { board, season } = currentBoard(period, now);
   const cursorBoard = leaderboardCursorBoard(board, { team: query.team });
@@ -146,13 +153,15 @@ export type ArchivedEntry = StandingRow;
 /**
  * GET /api/leaderboard?period=week&season=2026-W47: a closed season's final
  * standings, cut by the first read after it closed (db/queries/season-archives.ts),
- * under its own statement timeout.
+ * under its own statement timeout. Standings `db` already holds are read
+ * there; ones that had to be cut are read where they were cut (`primary`),
+ * as a replica may not hold them yet.
  */
 async function getArchivedSeason(
   db: Kysely<Database>,
   query: LeaderboardQuery & { period: Period; season: string },
   now: Date,
-  timeoutMs: number,
+  { timeoutMs, primary }: { timeoutMs: number; primary: Kysely<Database> },
 ): Promise<Page<ArchivedEntry> & BoardView> {
   const { period } = query;
   if (period === 'all') {
@@ -177,8 +186,12 @@ async function getArchivedSeason(
   }
   const cursorBoard = leaderboardCursorBoard(season.board, { archive: true });
   checkCursorBoard(query.after, cursorBoard);
-  await ensureArchive(db, season, timeoutMs);
-  const rows = await standingsPage(db, {
+  let source = db;
+  if (!(await hasArchive(db, season.board))) {
+    await ensureArchive(primary, season, timeoutMs);
+    source = primary;
+  }
+  const rows = await standingsPage(source, {
     board: season.board,
     afterRank: query.after?.rank ?? 0,
     limit: query.limit + 1,

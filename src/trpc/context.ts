@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { ReadRouter } from '../../db/read-router.js';
 import type { CompiledStatements } from '../../db/statements.js';
 import type { UserIdResolver } from '../auth/user-ids.js';
 import type { Principal } from '../auth/principal.js';
@@ -20,6 +21,11 @@ export interface AppDeps {
   db: Kysely<Database>;
   /** The database handle's compiled statements (db/statements.ts). */
   statements: CompiledStatements;
+  /**
+   * Which database a read uses (db/read-router.ts): `reads.shared` for boards
+   * and other fans, `reads.own` for the caller's own data; writes use `db`.
+   */
+  reads: ReadRouter;
   verifier: AuthVerifier;
   logger: Logger;
   /** Absent when RATE_LIMIT_PER_USER is 0. */

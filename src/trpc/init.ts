@@ -108,13 +108,15 @@ export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) 
  * well: every tRPC middleware copies the call's options and context, which on
  * the write path cost more CPU than the rest of tRPC.
  */
-export const protectedProcedure = t.procedure.use(async ({ ctx, next }) => {
+export const protectedProcedure = t.procedure.use(async ({ ctx, next, type }) => {
   try {
     const principal = fanOf(await principalOf(ctx));
     const { db, userIds } = ctx.deps;
     for (let attempt = 1; ; attempt += 1) {
       const userId = await userIds.resolve(db, principal);
       const result = await next({ ctx: { principal, userId } });
+      // The fan's reads after their write see it (read-your-writes; db/read-router.ts).
+      if (type === 'mutation') ctx.deps.reads.wrote(userId);
       if (result.ok || !(toAppError(result.error) instanceof UserGoneError)) return mapped(result);
       // The account was deleted (on any instance) after its id was resolved:
       // whatever the operation did went with it. The identity starts over as a

@@ -83,6 +83,34 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads on a replica only with DATABASE_READ_URL and DATABASE_URL, with bounds a poll can measure', () => {
+    expect(loadConfig({}).database.replica).toBeUndefined();
+    const primary = 'postgres://app@db:5432/profiles';
+    const url = 'postgres://app@replica:5432/profiles';
+    expect(loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: url }).database.replica).toEqual({
+      url,
+      maxLagMs: 1000,
+      waitMs: 50,
+      pollMs: 100,
+    });
+    expect(() => loadConfig({ DATABASE_READ_URL: url })).toThrow(
+      /DATABASE_READ_URL needs DATABASE_URL/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: 'replica:5432' })).toThrow(
+      /DATABASE_READ_URL/,
+    );
+    expect(() =>
+      loadConfig({
+        DATABASE_URL: primary,
+        DATABASE_READ_URL: url,
+        DATABASE_READ_MAX_LAG_MS: '150',
+        DATABASE_READ_POLL_MS: '100',
+      }),
+    ).toThrow(
+      /DATABASE_READ_POLL_MS \(100\) must be at most half of DATABASE_READ_MAX_LAG_MS \(150\)/,
+    );
+  });
+
   it('keeps the state of 2,000 users after their writes unless USER_STATE_CACHE_SIZE says otherwise', () => {
     expect(loadConfig({}).userStateCacheSize).toBe(2_000);
     expect(loadConfig({ USER_STATE_CACHE_SIZE: '0' }).userStateCacheSize).toBe(0);
