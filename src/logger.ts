@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config.js';
+import { traceFields } from './telemetry/tracing.js';
 
 export type { Logger };
 
@@ -15,6 +16,8 @@ export function createLogger(level: Config['logLevel'], destination?: Destinatio
       base: { service: 'user-profile-service' },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      // The active span's traceId and spanId on every line logged inside a traced operation.
+      mixin: traceFields,
       redact: {
         paths: ['req.headers.authorization', 'headers.authorization', 'authorization', 'token'],
         censor: '[redacted]',

@@ -8,6 +8,7 @@ import { hardenServer } from './http/client-error.js';
 import { createLive } from './live/service.js';
 import { createLogger } from './logger.js';
 import { connectRateLimitStore } from './rate-limit.js';
+import { stopTracing, tracingConfigured, tracingEnabled } from './telemetry/tracing.js';
 
 /**
  * The entry point: read config, migrate, listen. SIGTERM/SIGINT stop accepting
@@ -38,6 +39,12 @@ async function main(): Promise<void> {
           : logger.warn({ reason, err: error }, 'reads go to the primary'),
     },
   });
+  if (tracingConfigured(process.env) && !tracingEnabled()) {
+    logger.warn(
+      'an OTLP endpoint is configured but tracing did not start: preload it with ' +
+        '`node --import ./dist/src/telemetry/preload.js dist/src/server.js` (npm start does)',
+    );
+  }
   const applied = await migrateToLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
   const verifier = await createAuthVerifier(config.auth, { dataDir: config.dataDir, logger });
@@ -89,6 +96,9 @@ async function main(): Promise<void> {
     await draining;
     await database.close();
     rateLimitStore?.disconnect();
+    await stopTracing().catch((err: unknown) =>
+      logger.warn({ err }, 'tracing: final export failed'),
+    );
     logger.info('stopped');
     process.exit(0);
   };

@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import {
@@ -10,6 +11,7 @@ import {
 import type { Database } from '../../db/schema.js';
 import type { Logger } from '../logger.js';
 import { toLiveEventMessage } from './messages.js';
+import { inSpan } from '../telemetry/tracing.js';
 
 export interface WebhookWorkerOptions {
   /** How often the queues are checked when no event wakes the worker. */
@@ -208,7 +210,30 @@ export class WebhookWorker {
     return signer;
   }
 
-  async #deliver(delivery: ClaimedDelivery): Promise<void> {
+  /**
+   * Each attempt is the root of a trace of its own (docs/OBSERVABILITY.md):
+   * its span holds the POST, which carries the W3C `traceparent` of that
+   * trace to the receiver (the fetch instrumentation adds it), and the SQL
+   * that records the attempt.
+   */
+  #deliver(delivery: ClaimedDelivery): Promise<void> {
+    return inSpan(
+      `webhook ${delivery.type}`,
+      {
+        root: true,
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          'webhook.id': delivery.id,
+          'webhook.event_type': delivery.type,
+          'webhook.endpoint_id': delivery.endpointId,
+          'webhook.attempt': delivery.attempt,
+        },
+      },
+      () => this.#attempt(delivery),
+    );
+  }
+
+  async #attempt(delivery: ClaimedDelivery): Promise<void> {
     const started = performance.now();
     let statusCode: number | null = null;
     let error: string | null = null;

@@ -12,6 +12,8 @@ import { rateLimitHeaders } from '../rate-limit.js';
 import type { Context } from './context.js';
 import { AppError, UserGoneError } from '../app-error.js';
 import { ERROR_TABLE, toAppError, toTRPCError } from '../error-mapping.js';
+import { SpanStatusCode, type Span } from '@opentelemetry/api';
+import { inSpan } from '../telemetry/tracing.js';
 
 /** How often an open live stream sends a heartbeat (an SSE `ping` event). */
 export const SSE_PING_MS = 15_000;
@@ -79,7 +81,49 @@ function mapped<R extends { ok: boolean; error?: unknown }>(result: R): R {
   return result;
 }
 
-const mapErrors = t.middleware(async ({ next }) => mapped(await next()));
+/**
+ * The procedure's span (named after the procedure; docs/OBSERVABILITY.md), so
+ * one trace holds the HTTP request, the procedure and its SQL. Opened by the
+ * first middleware of every procedure (mapErrors, protectedProcedure): no
+ * middleware of its own, which would copy the call's context once more.
+ */
+function procedureSpan<R extends { ok: boolean; error?: unknown }>(
+  path: string,
+  type: string,
+  run: () => Promise<R>,
+): Promise<R> {
+  return inSpan(
+    path,
+    {
+      attributes: { 'rpc.system': 'trpc', 'rpc.method': path, 'trpc.type': type },
+      errorStatus: false,
+    },
+    async (span) => {
+      try {
+        const result = await run();
+        if (span && !result.ok) markFailure(span, result.error);
+        return result;
+      } catch (error) {
+        if (span) markFailure(span, error);
+        throw error;
+      }
+    },
+  );
+}
+
+/** The contract's error code on the span; an error status only for the service's own failures (5xx). */
+function markFailure(span: Span, error: unknown): void {
+  const appError = toAppError(error);
+  span.setAttribute('app.error_code', appError.code);
+  if (ERROR_TABLE[appError.code].status >= 500) {
+    span.recordException(appError);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: appError.code });
+  }
+}
+
+const mapErrors = t.middleware(({ path, type, next }) =>
+  procedureSpan(path, type, async () => mapped(await next())),
+);
 
 export const router = t.router;
 export const mergeRouters = t.mergeRouters;
@@ -108,30 +152,36 @@ export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) 
  * well: every tRPC middleware copies the call's options and context, which on
  * the write path cost more CPU than the rest of tRPC.
  */
-export const protectedProcedure = t.procedure.use(async ({ ctx, next, type }) => {
-  try {
-    const principal = fanOf(await principalOf(ctx));
-    const { db, userIds } = ctx.deps;
-    for (let attempt = 1; ; attempt += 1) {
-      const userId = await userIds.resolve(db, principal);
-      const result = await next({ ctx: { principal, userId } });
-      // The fan's reads after their write see it (read-your-writes; db/read-router.ts).
-      if (type === 'mutation') ctx.deps.reads.wrote(userId);
-      if (result.ok || !(toAppError(result.error) instanceof UserGoneError)) return mapped(result);
-      // The account was deleted (on any instance) after its id was resolved:
-      // whatever the operation did went with it. The identity starts over as a
-      // new user; only deletions racing its requests again and again end here.
-      userIds.forget(principal);
-      if (attempt === USER_GONE_ATTEMPTS) {
-        throw new AppError('UNAVAILABLE', 'The account was deleted while this request ran; retry', {
-          retryAfterSeconds: 1,
-        });
+export const protectedProcedure = t.procedure.use(({ ctx, path, type, next }) =>
+  procedureSpan(path, type, async () => {
+    try {
+      const principal = fanOf(await principalOf(ctx));
+      const { db, userIds } = ctx.deps;
+      for (let attempt = 1; ; attempt += 1) {
+        const userId = await userIds.resolve(db, principal);
+        const result = await next({ ctx: { principal, userId } });
+        // The fan's reads after their write see it (read-your-writes; db/read-router.ts).
+        if (type === 'mutation') ctx.deps.reads.wrote(userId);
+        if (result.ok || !(toAppError(result.error) instanceof UserGoneError)) {
+          return mapped(result);
+        }
+        // The account was deleted (on any instance) after its id was resolved:
+        // whatever the operation did went with it. The identity starts over as a
+        // new user; only deletions racing its requests again and again end here.
+        userIds.forget(principal);
+        if (attempt === USER_GONE_ATTEMPTS) {
+          throw new AppError(
+            'UNAVAILABLE',
+            'The account was deleted while this request ran; retry',
+            { retryAfterSeconds: 1 },
+          );
+        }
       }
+    } catch (error) {
+      throw toTRPCError(toAppError(error));
     }
-  } catch (error) {
-    throw toTRPCError(toAppError(error));
-  }
-});
+  }),
+);
 
 /**
  * A service operation needing `scope`: only a service token holding it, from a

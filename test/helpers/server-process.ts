@@ -13,13 +13,18 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs a TypeScript entry point of this repo in a child process with tsx. */
+/**
+ * Runs a TypeScript entry point of this repo in a child process with tsx,
+ * after the modules in `preload` (`node --import`).
+ */
 export function runScript(
   script: string,
   args: string[],
   env: Record<string, string | undefined>,
+  preload: string[] = [],
 ): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const imports = ['tsx', ...preload].flatMap((module) => ['--import', module]);
+  return spawn(process.execPath, [...imports, script, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -46,14 +51,22 @@ export async function runToEnd(
   return { code, stdout, stderr };
 }
 
+/** What the production start preloads (package.json `start`): tracing, when configured. */
+export const SERVER_PRELOAD = './src/telemetry/preload.ts';
+
 /**
- * Starts `src/server.ts` as its own process on an ephemeral port and waits for
- * its "listening" log line.
+ * Starts `src/server.ts` as its own process on an ephemeral port, as the
+ * production start does (with the tracing preload, and `preload` before it),
+ * and waits for its "listening" log line.
  */
 export async function startServerProcess(
   env: Record<string, string | undefined>,
+  preload: string[] = [],
 ): Promise<ServerProcess> {
-  const child = runScript('src/server.ts', [], { PORT: '0', HOST: '127.0.0.1', ...env });
+  const child = runScript('src/server.ts', [], { PORT: '0', HOST: '127.0.0.1', ...env }, [
+    ...preload,
+    SERVER_PRELOAD,
+  ]);
   const stdout: string[] = [];
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
