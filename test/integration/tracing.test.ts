@@ -298,19 +298,29 @@ describe('traces', () => {
 });
 
 describe('tracing not configured', () => {
-  /** A migrated embedded database (the run's PGlite template), so the server starts at once. */
-  const migratedDataDir = async (prefix: string) => {
+  /**
+   * A migrated database for a server process: on PostgreSQL one of the
+   * test's own, else a copy of the run's PGlite template (so it starts at once).
+   */
+  const migratedDatabase = async (prefix: string) => {
     const dataDir = await mkdtemp(path.join(tmpdir(), prefix));
-    await cp(inject('pgliteTemplateDir'), dataDir, { recursive: true });
-    return dataDir;
+    const own = testDbKind === 'postgres' ? await createTestDatabase() : undefined;
+    if (!own) await cp(inject('pgliteTemplateDir'), dataDir, { recursive: true });
+    return {
+      env: { DATA_DIR: dataDir, DATABASE_URL: own?.databaseUrl },
+      async remove() {
+        await own?.destroy();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
   };
 
   it('loads no SDK, exports nothing and logs no trace ids', async () => {
     const issuer = await startTokenIssuer({ audience: 'user-profile-service' });
-    const dataDir = await migratedDataDir('ups-untraced-');
+    const database = await migratedDatabase('ups-untraced-');
     const server = await startServerProcess(
       {
-        DATA_DIR: dataDir,
+        ...database.env,
         AUTH_ISSUER: issuer.issuer,
         AUTH_JWKS_URL: issuer.jwksUrl,
         AUTH_AUDIENCE: 'user-profile-service',
@@ -340,16 +350,16 @@ describe('tracing not configured', () => {
     } finally {
       expect(await server.stop()).toBe(0);
       await issuer.stop();
-      await rm(dataDir, { recursive: true, force: true });
+      await database.remove();
     }
   }, 120_000);
 
   it('warns when an endpoint is set but the preload was left out', async () => {
-    const dataDir = await migratedDataDir('ups-unpreloaded-');
+    const database = await migratedDatabase('ups-unpreloaded-');
     const child = runScript('src/server.ts', [], {
       PORT: '0',
       HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
+      ...database.env,
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
     });
     try {
@@ -360,7 +370,7 @@ describe('tracing not configured', () => {
     } finally {
       child.kill('SIGTERM');
       await waitForExit(child);
-      await rm(dataDir, { recursive: true, force: true });
+      await database.remove();
     }
   }, 120_000);
 });
