@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 /**
  * The benchmark's identity provider: an ES256 key pair whose public half is
  * served as a JWKS over HTTP on 127.0.0.1, and a fast synchronous signer for
- * the many tokens a run needs. The service and the baseline both fetch the
+ * the many tokens a run needs (fans' and services'). The service and the baseline both fetch the
  * JWKS from here, so both do the same jose verification.
  */
 export interface BenchIssuer {
@@ -14,6 +14,11 @@ export interface BenchIssuer {
   readonly jwksUrl: string;
   /** A token for `subject`, valid for `ttlSeconds` (default 2 h). */
   sign(subject: string, ttlSeconds?: number): string;
+  /**
+   * A service's client-credentials token (RFC 9068): `sub` and `client_id`
+   * the client id, `scope` the scopes joined by spaces; 2 h by default.
+   */
+  signService(clientId: string, scopes: readonly string[], ttlSeconds?: number): string;
   close(): Promise<void>;
 }
 
@@ -23,7 +28,13 @@ export const BENCH_AUDIENCE = 'user-profile-service-bench';
 
 const base64url = (input: Buffer | string) => Buffer.from(input).toString('base64url');
 
-export async function startIssuer(): Promise<BenchIssuer> {
+/**
+ * `options.issuer` fixes the tokens' `iss` (the JWKS is still served here):
+ * a database seeded for that issuer (`npm run bench:seed -- --issuer ISS`)
+ * is then served to its users by any run. By default the `iss` is this
+ * server's URL.
+ */
+export async function startIssuer(options: { issuer?: string } = {}): Promise<BenchIssuer> {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const jwk = { ...publicKey.export({ format: 'jwk' }), kid: KID, alg: 'ES256', use: 'sig' };
   const jwks = JSON.stringify({ keys: [jwk] });
@@ -37,14 +48,22 @@ export async function startIssuer(): Promise<BenchIssuer> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const issuer = `http://127.0.0.1:${port}`;
+  const base = `http://127.0.0.1:${port}`;
+  const issuer = options.issuer ?? base;
   const header = base64url(JSON.stringify({ alg: 'ES256', typ: 'JWT', kid: KID }));
 
   return {
     issuer,
-    jwksUrl: `${issuer}/jwks.json`,
+    jwksUrl: `${base}/jwks.json`,
     sign: (subject, ttlSeconds = 2 * 3600) =>
-      signEs256(privateKey, header, issuer, subject, ttlSeconds),
+      signEs256(privateKey, header, { iss: issuer, sub: subject }, ttlSeconds),
+    signService: (clientId, scopes, ttlSeconds = 2 * 3600) =>
+      signEs256(
+        privateKey,
+        header,
+        { iss: issuer, sub: clientId, client_id: clientId, scope: scopes.join(' ') },
+        ttlSeconds,
+      ),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
@@ -52,19 +71,12 @@ export async function startIssuer(): Promise<BenchIssuer> {
 function signEs256(
   key: KeyObject,
   header: string,
-  issuer: string,
-  subject: string,
+  claims: { iss: string; sub: string; [claim: string]: string },
   ttlSeconds: number,
 ): string {
   const now = Math.floor(Date.now() / 1000);
   const payload = base64url(
-    JSON.stringify({
-      iss: issuer,
-      aud: BENCH_AUDIENCE,
-      sub: subject,
-      iat: now,
-      exp: now + ttlSeconds,
-    }),
+    JSON.stringify({ ...claims, aud: BENCH_AUDIENCE, iat: now, exp: now + ttlSeconds }),
   );
   const input = `${header}.${payload}`;
   // JWS ES256 signatures are the raw r||s pair (RFC 7518 §3.4), not DER.
