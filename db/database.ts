@@ -55,6 +55,8 @@ export interface DatabaseOptions {
    * (DATABASE_READ_URL; db/read-router.ts). PostgreSQL only.
    */
   replica?: ReplicaOptions | undefined;
+  /** Told how long each query waited for a pooled connection, in seconds (pg only). */
+  onPoolAcquire?: (seconds: number) => void;
 }
 
 export interface ReplicaOptions {
@@ -67,6 +69,13 @@ export interface ReplicaOptions {
   pollMs: number;
   /** Told when the replica stops or starts serving reads. */
   onChange?: (change: { serving: boolean; reason: string; error?: unknown }) => void;
+}
+
+/** A pool's connections (pg's totalCount, idleCount) and the queries waiting for one. */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
 }
 
 export interface DatabaseHandle {
@@ -86,6 +95,8 @@ export interface DatabaseHandle {
   listen(channel: string, handlers: NotificationHandlers): Promise<Unlisten>;
   /** Ends the pool or closes PGlite. Safe to call more than once. */
   close(): Promise<void>;
+  /** The pg pool's use now; undefined on PGlite (one session, no pool). */
+  poolStats(): PoolStats | undefined;
 }
 
 const PG_INT8_OID = 20;
@@ -119,6 +130,24 @@ function namingClient(statements: () => CompiledStatements): typeof pg.Client {
   };
 }
 
+/**
+ * pg's pool, telling `onAcquire` how long each promise checkout (Kysely's:
+ * every query and transaction) waited for a connection.
+ */
+function timedPool(onAcquire: ((seconds: number) => void) | undefined): typeof pg.Pool {
+  if (!onAcquire) return pg.Pool;
+  return class TimedPool extends pg.Pool {
+    override connect(...args: any[]): any {
+      if (args.length > 0) return (super.connect as (...a: unknown[]) => unknown)(...args);
+      const started = performance.now();
+      return super.connect().then((client) => {
+        onAcquire((performance.now() - started) / 1000);
+        return client;
+      });
+    }
+  };
+}
+
 /** node-postgres with the service's adapter (db/adapter.ts: a pooler-safe migration lock). */
 class ServiceDialect extends PostgresDialect {
   override createAdapter(): DialectAdapter {
@@ -130,7 +159,7 @@ async function createPostgres(
   databaseUrl: string,
   options: DatabaseOptions,
 ): Promise<DatabaseHandle> {
-  const pool: pg.Pool = new pg.Pool({
+  const pool: pg.Pool = new (timedPool(options.onPoolAcquire))({
     connectionString: databaseUrl,
     max: options.poolMax,
     statement_timeout: options.statementTimeoutMs,
@@ -179,6 +208,7 @@ async function createPostgres(
       await replica?.db.destroy();
     },
     (channel, handlers) => listenPostgres(listenUrl, channel, handlers),
+    () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   );
 }
 
@@ -246,6 +276,7 @@ function handle(
   reads: ReadRouter,
   afterClose: () => Promise<void>,
   listen: DatabaseHandle['listen'],
+  poolStats: DatabaseHandle['poolStats'] = () => undefined,
 ): DatabaseHandle {
   let closing: Promise<void> | undefined;
   return {
@@ -254,6 +285,7 @@ function handle(
     kind,
     reads,
     listen,
+    poolStats,
     async ping() {
       await sql`select 1`.execute(db);
     },

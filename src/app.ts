@@ -17,6 +17,7 @@ import { ipRateLimit } from './http/ip-rate-limit.js';
 import { bodyLimits, jsonBody, trpcBodyGuard } from './http/body.js';
 import { methodGuard, methodRule, refuseConnect, TRPC_MOUNT } from './http/methods.js';
 import { createRateLimiter } from './rate-limit.js';
+import { operationResolver } from './http/operations.js';
 import { requestContext } from './http/request-context.js';
 import { restHandler } from './http/rest-face.js';
 import { corsPolicy, securityHeaders } from './http/security.js';
@@ -95,7 +96,8 @@ export function createApp({
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
-  app.use(requestContext(logger));
+  const procedures = listProcedures(router);
+  app.use(requestContext(logger, operationResolver(openApiDocument, procedures)));
   // helmet's CSP is the API's; a route serving HTML (GET /docs) sets its own header over it.
   app.use(securityHeaders(), corsPolicy(config.corsOrigins));
 
@@ -119,7 +121,6 @@ export function createApp({
   });
   app.use('/docs', docsRouter());
 
-  const procedures = listProcedures(router);
   const methods = methodRule(openApiDocument, procedures);
   const limits = bodyLimits(procedures);
   app.use(methodGuard(methods));

@@ -21,6 +21,8 @@ export type AuthConfig =
 export interface Config {
   readonly nodeEnv: 'development' | 'production' | 'test';
   readonly port: number;
+  /** Where GET /metrics listens (its own port, on `host`); undefined: no metrics endpoint. */
+  readonly metricsPort: number | undefined;
   /** Where to listen: HOST, else all interfaces in production and 127.0.0.1 elsewhere. */
   readonly host: string;
   readonly databaseUrl: string | undefined;
@@ -140,6 +142,7 @@ const envSchema = z.object({
     z.enum(['development', 'production', 'test']).default('development'),
   ),
   PORT: int(3000, 0, 65535),
+  METRICS_PORT: optionalInt(0, 65535),
   HOST: optionalString,
   DATABASE_URL: z.preprocess(
     emptyToUndefined,
@@ -430,6 +433,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
+    metricsPort: e.METRICS_PORT,
     host: e.HOST ?? (e.NODE_ENV === 'production' ? '::' : '127.0.0.1'),
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),

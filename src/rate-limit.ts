@@ -6,6 +6,7 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import type { Logger } from './logger.js';
+import { metrics, type Limiter } from './metrics.js';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -47,6 +48,7 @@ export function createRateLimiter(options: {
 }): RateLimiter | undefined {
   const { perMinute: points, name } = options;
   if (points === 0) return undefined;
+  const label = name.replace(/:$/, '') as Limiter;
   const duration = RATE_LIMIT_WINDOW_SECONDS;
   const memory = new RateLimiterMemory({ points, duration, keyPrefix: name });
   const limiter: RateLimiterAbstract = options.redis
@@ -67,6 +69,7 @@ export function createRateLimiter(options: {
         // All or nothing: a refused request gives back what it took, so a batch
         // that does not fit leaves room for a smaller one.
         await limiter.reward(key, count);
+        metrics.rateLimited(label);
         return decision(points, rejection, false, rejection.consumedPoints - count);
       }
     },

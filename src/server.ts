@@ -7,6 +7,7 @@ import { loadConfigOrExit } from './config.js';
 import { hardenServer } from './http/client-error.js';
 import { createLive } from './live/service.js';
 import { createLogger } from './logger.js';
+import { metrics, metricsServer, trackOutbox, trackPool } from './metrics.js';
 import { connectRateLimitStore } from './rate-limit.js';
 import { stopTracing, tracingConfigured, tracingEnabled } from './telemetry/tracing.js';
 
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
           ? logger.info({ reason }, 'reads go to the replica')
           : logger.warn({ reason, err: error }, 'reads go to the primary'),
     },
+    onPoolAcquire: metrics.poolAcquired,
   });
   if (tracingConfigured(process.env) && !tracingEnabled()) {
     logger.warn(
@@ -65,14 +67,18 @@ async function main(): Promise<void> {
   );
   hardenServer(server, logger);
   const inFlight = trackResponses(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const address = server.address();
+  await listening(server);
+  trackPool(() => database.poolStats());
+  if (live.webhooks) trackOutbox(live.webhooks.lagSeconds.bind(live.webhooks));
+  const metricsEndpoint =
+    config.metricsPort === undefined
+      ? undefined
+      : metricsServer().listen(config.metricsPort, config.host);
+  if (metricsEndpoint) await listening(metricsEndpoint);
   logger.info(
     {
-      port: typeof address === 'object' && address ? address.port : config.port,
+      port: portOf(server) ?? config.port,
+      metricsPort: metricsEndpoint && portOf(metricsEndpoint),
       database: database.kind,
       auth: config.auth.kind,
     },
@@ -94,6 +100,7 @@ async function main(): Promise<void> {
     const draining = drain(server, inFlight);
     await live.stop();
     await draining;
+    metricsEndpoint?.close();
     await database.close();
     rateLimitStore?.disconnect();
     await stopTracing().catch((err: unknown) =>
@@ -104,6 +111,18 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+function listening(server: Server): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+}
+
+function portOf(server: Server): number | undefined {
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : undefined;
 }
 
 /** The responses not yet finished, so shutdown can mark them `Connection: close`. */

@@ -207,6 +207,34 @@ export async function deliveringEndpointIds(db: Kysely<Database>): Promise<strin
 }
 
 /**
+ * How long ago (seconds, by the database's clock) the oldest event still to
+ * be delivered to an endpoint in service (enabled, not retired) was written:
+ * the first one not yet fanned out, or the first one in such an endpoint's
+ * queue; 0 when none waits, or when no endpoint is in service (events are
+ * fanned out only then). Both are the lowest id, which the indexes find at
+ * once (ids are taken in time order, though they may commit a transaction's
+ * length out of it). A paused endpoint's queue is not counted: it waits on
+ * purpose.
+ */
+export async function oldestUndeliveredAge(db: Kysely<Database>): Promise<number> {
+  const { rows } = await sql<{ age: string | null }>`
+    SELECT extract(epoch from now() - min(created_at)) AS age FROM (
+      (SELECT created_at FROM live_events
+        WHERE webhook_next_at IS NOT NULL
+          AND EXISTS (SELECT 1 FROM webhook_endpoints
+            WHERE retired_at IS NULL AND enabled)
+        ORDER BY id LIMIT 1)
+      UNION ALL
+      (SELECT e.created_at FROM webhook_queue q
+        JOIN webhook_endpoints w ON w.id = q.endpoint_id AND w.retired_at IS NULL AND w.enabled
+        JOIN live_events e ON e.id = q.event_id
+        ORDER BY q.event_id LIMIT 1)
+    ) AS waiting`.execute(db);
+  const age = rows[0]?.age;
+  return age === null || age === undefined ? 0 : Math.max(0, Number(age));
+}
+
+/**
  * Queues up to `limit` due outbox events for every endpoint not retired whose
  * filter matches and that receives events that old (disabled ones too: they
  * are paused, and catch up when enabled again), and marks them fanned out.

@@ -8,6 +8,7 @@ import {
 } from 'jose';
 import { AppError } from '../app-error.js';
 import type { Logger } from '../logger.js';
+import { metrics } from '../metrics.js';
 import type { KeySource } from './verifier.js';
 
 /** Timeout for the discovery document and JWKS requests (jose's default as well). */
@@ -112,12 +113,17 @@ function remoteJwks(url: URL, timeoutMs: number, backoff: Backoff): RemoteJWKSet
     cacheMaxAge: JWKS_CACHE_MAX_AGE_MS,
     [customFetch]: async (input, init) => {
       backoff.gate();
-      const response = await fetch(input, init);
+      const response = await fetch(input, init).catch((error: unknown) => {
+        metrics.keyFetch('jwks', 'failed');
+        throw error;
+      });
       // jose would only say "Expected 200 OK"; the status goes into the logged cause.
       if (response.status !== 200) {
+        metrics.keyFetch('jwks', 'failed');
         await response.body?.cancel().catch(() => undefined);
         throw new Error(`expected 200 OK, got HTTP ${response.status}`);
       }
+      metrics.keyFetch('jwks', 'ok');
       return response;
     },
   });
@@ -187,6 +193,16 @@ export function oidcSource(issuer: string, options: RemoteOptions): KeySource {
     if (!pending) {
       backoff.gate();
       const attempt = discoverJwksUri(issuer, timeoutMs)
+        .then(
+          (url) => {
+            metrics.keyFetch('discovery', 'ok');
+            return url;
+          },
+          (error: unknown) => {
+            metrics.keyFetch('discovery', 'failed');
+            throw error;
+          },
+        )
         .then((url) => {
           jwksUrl = url.href;
           jwks = remoteJwks(url, timeoutMs, backoff);

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
+import { pinoHttp } from 'pino-http';
 import type { Logger } from '../logger.js';
+import { metrics } from '../metrics.js';
+import { observedOf, type Observed } from './observed.js';
+import type { Operation } from './operations.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -13,33 +20,72 @@ declare global {
   }
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** The fields of the request's one log line. */
+function requestLine(_req: IncomingMessage, res: ServerResponse) {
+  const observed = observedOf(res);
+  if (!observed) return { status: res.statusCode };
+  return {
+    method: observed.method,
+    path: observed.path,
+    operation: observed.operation,
+    status: res.statusCode,
+    errorCode: observed.errorCode,
+    userId: observed.userId,
+    clientId: observed.clientId,
+    durationMs: Math.round((performance.now() - observed.started) * 10) / 10,
+    // The connection closed before the response was complete (a client that
+    // went away, a live stream ended by its client).
+    aborted: res.writableFinished ? undefined : true,
+  };
+}
 
 /**
- * Gives every request an id (the caller's X-Request-Id when it is sane) and
- * logs one line when the response is finished. Only the method, the path
- * without its query string, the status and the duration are logged: no
- * headers, so no Authorization header, and no query, so no token placed there.
+ * First on every request: gives it an id (the caller's X-Request-Id when it
+ * is sane), names its operation (operations.ts), and when the response is
+ * finished (or its connection closed) records its duration in the metrics and
+ * logs one line through pino-http: method, path without query string,
+ * operation, status, error code, user or client id, duration. No headers, so
+ * no Authorization header, and no query, so no token placed there
+ * (src/logger.ts redacts both should someone log them later).
  */
-export function requestContext(logger: Logger): RequestHandler {
+export function requestContext(
+  logger: Logger,
+  resolve: (method: string, url: string) => Operation,
+): RequestHandler {
+  const http = pinoHttp({
+    logger,
+    quietReqLogger: true,
+    quietResLogger: true,
+    genReqId: (req, res) => {
+      const incoming = req.headers['x-request-id'];
+      const id =
+        typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      res.setHeader('X-Request-Id', id);
+      return id;
+    },
+    customLogLevel: (_req, res) => (res.statusCode >= 500 ? 'warn' : 'info'),
+    customSuccessObject: requestLine,
+    customErrorObject: requestLine,
+    customSuccessMessage: () => 'request',
+    customErrorMessage: () => 'request',
+  });
   return (req, res, next) => {
-    const incoming = req.headers['x-request-id'];
-    req.requestId =
-      typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    req.log = logger.child({ reqId: req.requestId });
-    res.setHeader('X-Request-Id', req.requestId);
-    const started = performance.now();
-    res.on('finish', () => {
-      req.log.info(
-        {
-          method: req.method,
-          path: req.originalUrl.split('?', 1)[0],
-          status: res.statusCode,
-          durationMs: Math.round((performance.now() - started) * 10) / 10,
-        },
-        'request',
-      );
+    const url = req.originalUrl;
+    const operation = resolve(req.method, url);
+    const observed: Observed = {
+      operation: operation.name,
+      method: req.method,
+      path: url.split('?', 1)[0]!,
+      started: performance.now(),
+    };
+    res.locals.observed = observed;
+    res.once('close', () => {
+      const seconds = (performance.now() - observed.started) / 1000;
+      metrics.request(operation.name, operation.face, res.statusCode, seconds);
     });
-    next();
+    http(req, res, () => {
+      req.requestId = String(req.id);
+      next();
+    });
   };
 }

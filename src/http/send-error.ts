@@ -7,9 +7,11 @@ import {
   logInternalError,
   toAppError,
 } from '../error-mapping.js';
+import { noteErrorCode } from './observed.js';
 
 /** Writes an AppError as the documented envelope with its status and headers. */
 export function sendError(res: Response, error: AppError): void {
+  noteErrorCode(res, error.code);
   res.status(errorStatus(error)).set(errorHeaders(error)).json(errorBody(error));
 }
 

@@ -4,6 +4,7 @@ import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import { contextFactory, type AppDeps } from '../trpc/context.js';
 import { errorHeaders, logInternalError, toAppError } from '../error-mapping.js';
 import type { BodyLimits } from './body.js';
+import { noteErrorCode } from './observed.js';
 import { subscriptionStreams } from './sse.js';
 
 /**
@@ -21,7 +22,11 @@ export function trpcHandler(
     createContext: contextFactory(deps),
     // trpcBodyGuard has applied each call's own limit already.
     maxBodySize: limits.largest,
-    onError: ({ error, req }) => logInternalError(req.log, toAppError(error)),
+    onError: ({ error, req }) => {
+      const appError = toAppError(error);
+      if (req.res) noteErrorCode(req.res, appError.code);
+      logInternalError(req.log, appError);
+    },
     responseMeta: ({ errors }) => {
       const error = errors[0];
       return error ? { headers: errorHeaders(toAppError(error)) } : {};
@@ -35,6 +40,10 @@ export function trpcHandler(
  */
 export function trpcSubscriptions(deps: AppDeps, router: AnyTRPCRouter): RequestHandler {
   return subscriptionStreams(deps, router, {
-    onError: (error, req) => logInternalError(req.log, toAppError(error)),
+    onError: (error, req) => {
+      const appError = toAppError(error);
+      if (req.res) noteErrorCode(req.res, appError.code);
+      logInternalError(req.log, appError);
+    },
   });
 }

@@ -9,6 +9,7 @@ import {
 import type { Unlisten } from '../../db/listener.js';
 import { AppError } from '../app-error.js';
 import type { Logger } from '../logger.js';
+import { metrics } from '../metrics.js';
 
 export interface HubLimits {
   /** Open streams per instance (LIVE_MAX_STREAMS). */
@@ -36,6 +37,9 @@ export function abortReason(message: string): Error {
  * (~24.8 days) and would fire after 1 ms instead, over and over.
  */
 export const MAX_WAIT_MS = 60_000;
+
+/** The subscription (routers/live.ts) each kind of stream serves, as the metrics name it. */
+const STREAM_PROCEDURES = { user: 'myEvents', board: 'leaderboardEvents' } as const;
 
 /** How long `next(wakeAt)` sleeps at `now`: until `wakeAt`, at most MAX_WAIT_MS. */
 export function waitMs(wakeAt: number, now: number): number {
@@ -248,6 +252,7 @@ export class LiveHub {
     }
     const mine = this.#byUser.get(userId) ?? new Set<StreamInbox>();
     if (mine.size >= maxStreamsPerUser) {
+      metrics.rateLimited('stream_user');
       throw new AppError(
         'RATE_LIMITED',
         `At most ${maxStreamsPerUser} open streams per user; close one first`,
@@ -256,6 +261,7 @@ export class LiveHub {
     }
     const ipKey = maxStreamsPerIp > 0 ? ip : undefined;
     if (ipKey !== undefined && (this.#byIp.get(ipKey) ?? 0) >= maxStreamsPerIp) {
+      metrics.rateLimited('stream_ip');
       throw new AppError(
         'RATE_LIMITED',
         `At most ${maxStreamsPerIp} open streams per client address; close one first`,
@@ -263,6 +269,7 @@ export class LiveHub {
       );
     }
     let registered = true;
+    const counted = metrics.streamOpened(STREAM_PROCEDURES[kind]);
     const inbox = new StreamInbox(
       userId,
       kind,
@@ -270,6 +277,7 @@ export class LiveHub {
       (closing) => {
         if (!registered) return;
         registered = false;
+        counted();
         this.#open -= 1;
         const set = this.#byUser.get(userId);
         set?.delete(closing);

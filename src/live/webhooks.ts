@@ -5,11 +5,13 @@ import {
   claimDeliveries,
   deliveringEndpointIds,
   fanOutEvents,
+  oldestUndeliveredAge,
   recordDeliveryAttempt,
   type ClaimedDelivery,
 } from '../../db/queries/webhooks.js';
 import type { Database } from '../../db/schema.js';
 import type { Logger } from '../logger.js';
+import { metrics } from '../metrics.js';
 import { toLiveEventMessage } from './messages.js';
 import { inSpan } from '../telemetry/tracing.js';
 
@@ -152,6 +154,14 @@ export class WebhookWorker {
     }
   }
 
+  /**
+   * Seconds the oldest event not yet delivered (nor given up) to an endpoint
+   * in service has waited, fan-out included; 0 when none waits.
+   */
+  lagSeconds(): Promise<number> {
+    return oldestUndeliveredAge(this.db);
+  }
+
   /** One round, waiting for the POSTs it starts; returns how many deliveries were claimed. */
   async deliverRound(): Promise<number> {
     const { started } = await this.#round();
@@ -258,6 +268,7 @@ export class WebhookWorker {
     const deadline = delivery.createdAt.getTime() + this.settings.retryForSeconds * 1000;
     const outcome =
       error === null ? 'delivered' : Date.now() + delayMs > deadline ? 'gave_up' : 'failed';
+    metrics.webhookDelivery(outcome);
     if (outcome !== 'delivered') {
       this.logger.warn(
         {

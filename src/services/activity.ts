@@ -40,6 +40,7 @@ import { pointsMove, type Award } from '../domain/ledger.js';
 import { currentPeriods, periodAt } from '../domain/periods.js';
 import { QuestBook } from '../domain/quests.js';
 import { AppError } from '../app-error.js';
+import { metrics, type UserWriter } from '../metrics.js';
 import type { WriteDeps } from './profile.js';
 
 /**
@@ -142,6 +143,9 @@ export async function recordEvents(
         ? first
         : { ...first, status: 'duplicate' };
   });
+  for (const result of results) {
+    metrics.event(result!.status, result!.status === 'rejected' ? result!.error.code : '');
+  }
   return results.map((result) => result!);
 }
 
@@ -215,6 +219,7 @@ async function recordFanEvents(
 
     const { write, balances } = activityWrite(state, sender, plan, now);
     const result = await applyUserWrite(deps.db, deps.statements, write);
+    metrics.userWriteAttempt('events', result.outcome);
     switch (result.outcome) {
       case 'written':
         deps.userStates.delete(fan.userId);
@@ -232,7 +237,7 @@ async function recordFanEvents(
         return answers;
       case 'stale':
       case 'event_taken':
-        if (attempt >= FAN_ATTEMPTS) throw tooManyWrites();
+        if (attempt >= FAN_ATTEMPTS) throw tooManyWrites('events');
         await sleep(Math.random() * 2 ** attempt);
         break;
       case 'gone':
@@ -361,7 +366,8 @@ function activityWrite(
   return { write, balances };
 }
 
-function tooManyWrites(): AppError {
+function tooManyWrites(writer: UserWriter): AppError {
+  metrics.userWriteExhausted(writer);
   return new AppError('UNAVAILABLE', 'Too many simultaneous writes to one fan; retry shortly', {
     retryAfterSeconds: 1,
   });
@@ -488,6 +494,7 @@ export async function reverseEvent(
       rank: false,
     };
     const result = await applyUserWrite(deps.db, deps.statements, write);
+    metrics.userWriteAttempt('reversal', result.outcome);
     if (result.outcome === 'written') {
       deps.userStates.delete(state.user.id);
       deps.reads?.wrote(state.user.id);
@@ -501,7 +508,7 @@ export async function reverseEvent(
     if (result.outcome === 'gone') {
       throw new AppError('NOT_FOUND', `The fan of event "${eventId}" no longer has an account`);
     }
-    if (attempt >= FAN_ATTEMPTS) throw tooManyWrites();
+    if (attempt >= FAN_ATTEMPTS) throw tooManyWrites('reversal');
     await sleep(Math.random() * 2 ** attempt);
   }
 }

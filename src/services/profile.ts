@@ -32,6 +32,7 @@ import {
   type HandlePolicy,
 } from '../domain/handles.js';
 import { AppError, UserGoneError } from '../app-error.js';
+import { metrics } from '../metrics.js';
 import { scopeKey, type UserStateCache } from './state-cache.js';
 
 /** How many ledger entries a response carries (docs/CONTRACT.md, Shapes). */
@@ -275,6 +276,7 @@ async function tryWrite(
   // Planned on a cached state: if that is stale, the write returns the stored one.
   if (!confirmed) plan.returnStateOn = options.scope;
   const result = await applyUserWrite(deps.db, deps.statements, plan);
+  metrics.userWriteAttempt('profile', result.outcome);
   if (result.outcome !== 'written') return result;
   return {
     outcome: 'written',
@@ -294,6 +296,7 @@ async function tryWrite(
 }
 
 function tooManyWrites(): AppError {
+  metrics.userWriteExhausted('profile');
   return new AppError('UNAVAILABLE', 'Too many simultaneous writes to this user; retry shortly', {
     retryAfterSeconds: 1,
   });

@@ -8,6 +8,7 @@ import type { Principal } from '../auth/principal.js';
 import type { AuthVerifier } from '../auth/verifier.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import { noteCaller } from '../http/observed.js';
 import { callsOf } from '../http/trpc-batch.js';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.js';
 import type { LiveBoards } from '../live/boards.js';
@@ -71,6 +72,8 @@ export interface Context {
   setHeaders(headers: Record<string, string>): void;
   /** Closes the connection at once (a live stream dropped for being too slow to read). */
   closeConnection(): void;
+  /** Names who the request acts for on its log line (never the token). */
+  identify(who: { userId?: string; clientId?: string }): void;
 }
 
 /** The context from plain values: what tests and server-side callers use. */
@@ -84,6 +87,7 @@ export function createContextInner(input: {
   calls?: number;
   setHeaders?: (headers: Record<string, string>) => void;
   closeConnection?: () => void;
+  identify?: (who: { userId?: string; clientId?: string }) => void;
 }): Context {
   return {
     deps: input.deps,
@@ -97,6 +101,7 @@ export function createContextInner(input: {
     authentication: {},
     setHeaders: input.setHeaders ?? (() => {}),
     closeConnection: input.closeConnection ?? (() => {}),
+    identify: input.identify ?? (() => {}),
   };
 }
 
@@ -112,6 +117,7 @@ function contextOf(
     authorization,
     ip: req.ip,
     closeConnection: () => res.destroy(),
+    identify: (who) => noteCaller(res, who),
     requestId: req.requestId,
     logger: req.log,
     ipRateLimit: res.locals.ipRateLimit as RateLimitDecision | undefined,

@@ -159,6 +159,7 @@ export const protectedProcedure = t.procedure.use(({ ctx, path, type, next }) =>
       const { db, userIds } = ctx.deps;
       for (let attempt = 1; ; attempt += 1) {
         const userId = await userIds.resolve(db, principal);
+        ctx.identify({ userId });
         const result = await next({ ctx: { principal, userId } });
         // The fan's reads after their write see it (read-your-writes; db/read-router.ts).
         if (type === 'mutation') ctx.deps.reads.wrote(userId);
@@ -253,6 +254,7 @@ function principalOf(ctx: Context): Promise<Principal> {
 async function authenticate(ctx: Context): Promise<Principal> {
   const { verifier, userRateLimiter, serviceRateLimiter } = ctx.deps;
   const principal = await verifier.verify(parseBearer(ctx.authorization));
+  if (principal.kind === 'service') ctx.identify({ clientId: principal.clientId });
   // Two limiters with their own names and sizes: a fan's and a service's
   // requests never share a bucket, whatever their ids.
   const limiter = principal.kind === 'fan' ? userRateLimiter : serviceRateLimiter;

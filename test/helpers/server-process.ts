@@ -5,6 +5,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface ServerProcess {
   url: string;
+  /** Where GET /metrics answers, when METRICS_PORT was set. */
+  metricsUrl: string | undefined;
   child: ChildProcess;
   /** Every line the process wrote to stdout (JSON logs). */
   stdout: string[];
@@ -70,7 +72,10 @@ export async function startServerProcess(
   const stdout: string[] = [];
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const port = await new Promise<number>((resolve, reject) => {
+  const { port, metricsPort } = await new Promise<{
+    port: number;
+    metricsPort: number | undefined;
+  }>((resolve, reject) => {
     let buffered = '';
     const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 60_000);
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -80,10 +85,10 @@ export async function startServerProcess(
       for (const line of lines) {
         stdout.push(line);
         try {
-          const entry = JSON.parse(line) as { msg?: string; port?: number };
+          const entry = JSON.parse(line) as { msg?: string; port?: number; metricsPort?: number };
           if (entry.msg === 'listening' && entry.port) {
             clearTimeout(timer);
-            resolve(entry.port);
+            resolve({ port: entry.port, metricsPort: entry.metricsPort });
           }
         } catch {
           // not a JSON line
@@ -97,6 +102,7 @@ export async function startServerProcess(
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    metricsUrl: metricsPort === undefined ? undefined : `http://127.0.0.1:${metricsPort}/metrics`,
     child,
     stdout,
     stderr: () => stderr,
