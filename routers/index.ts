@@ -1,11 +1,18 @@
 import { mergeRouters } from '../src/trpc/init.js';
+import { adminRouter } from './admin.js';
 import { eventsRouter } from './events.js';
 import { leaderboardRouter } from './leaderboard.js';
 import { liveRouter } from './live.js';
 import { userRouter } from './user.js';
 
 /** Every procedure, flat: tRPC paths are `updateUser`, `onboardProfile`, … */
-export const appRouter = mergeRouters(userRouter, leaderboardRouter, liveRouter, eventsRouter);
+export const appRouter = mergeRouters(
+  userRouter,
+  leaderboardRouter,
+  liveRouter,
+  eventsRouter,
+  adminRouter,
+);
 
 /** The type a TypeScript client imports: `import type { AppRouter } from 'user-profile-service'`. */
 export type AppRouter = typeof appRouter;

@@ -130,6 +130,13 @@ const ERROR_EXAMPLES: Record<ErrorCode, ErrorBody> = {
       message: 'Reversing "checkin-42" would take the fan\'s balance below 0: adjust it first',
     },
   },
+  DEFINITION_CONFLICT: {
+    success: false,
+    error: {
+      code: 'DEFINITION_CONFLICT',
+      message: 'quest "weekly_checkins" is at version 3, not 2: read it again and resend',
+    },
+  },
   PAYLOAD_TOO_LARGE: {
     success: false,
     error: { code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than 16 KiB' },
@@ -574,6 +581,7 @@ export function buildOpenApiDocument(
     const created = procedure.meta?.created;
     if (created && responses['200']) {
       responses['201'] = structuredClone({ ...responses['200'], description: created });
+      if (procedure.meta?.alwaysCreated) delete responses['200'];
     }
     for (const [status, examples] of Object.entries(RESPONSE_EXAMPLES[id] ?? {})) {
       const content = responses[status]?.content as Record<string, JsonObject> | undefined;

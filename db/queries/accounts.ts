@@ -1,3 +1,4 @@
+import { pseudonymiseAudit } from './audit.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 
@@ -35,9 +36,9 @@ export async function lockIdentityUser(
 const TOMBSTONE_TIME = new Date(0);
 
 /**
- * Moves the user's ledger rows, and the events other services recorded for
- * the user (their ids stay taken: a resent event is a duplicate, never a new
- * award), to a new tombstone user (a random id, no identity, no time): for
+ * Moves the user's ledger rows, the events other services recorded for the
+ * user (their ids stay taken: a resent event is a duplicate, never a new
+ * award) and the admin audit log's rows about the user to a new tombstone user (a random id, no identity, no time): for
  * the ledger, the one UPDATE its trigger allows. Nothing links the tombstone
  * to the account it came from. No-op without either.
  */
@@ -50,9 +51,18 @@ export async function pseudonymiseLedger(trx: Kysely<Database>, userId: string):
       eb
         .exists(eb.selectFrom('activityEvents').select('id').where('userId', '=', userId))
         .as('activity'),
+      eb
+        .exists(
+          eb
+            .selectFrom('adminAudit')
+            .select('id')
+            .where('targetKind', '=', 'fan')
+            .where('targetKey', '=', userId),
+        )
+        .as('audit'),
     ])
     .executeTakeFirstOrThrow();
-  if (!kept.ledger && !kept.activity) return;
+  if (!kept.ledger && !kept.activity && !kept.audit) return;
   const tombstone = await trx
     .insertInto('users')
     .values({
@@ -75,6 +85,7 @@ export async function pseudonymiseLedger(trx: Kysely<Database>, userId: string):
     .set({ userId: tombstone.id })
     .where('userId', '=', userId)
     .execute();
+  await pseudonymiseAudit(trx, userId, tombstone.id);
 }
 
 /**

@@ -1,9 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 
+type DefinitionKindColumn = Database['catalogDefinitions']['kind'];
+
 /** One stored version of a definition (catalog_definitions). */
 export interface DefinitionRow {
-  kind: string;
+  kind: DefinitionKindColumn;
   key: string;
   version: number;
   definition: unknown;
@@ -44,4 +46,48 @@ export async function latestDefinitions(
     .execute();
   const revision = rows[0] ? Number(rows[0].revision) : await catalogRevision(db);
   return { revision, rows: rows.map(({ revision: _, ...row }) => row) };
+}
+
+/** Every stored version of one definition, oldest first (empty when it never existed). */
+export function definitionVersions(
+  db: Kysely<Database>,
+  kind: DefinitionKindColumn,
+  key: string,
+): Promise<DefinitionRow[]> {
+  return db
+    .selectFrom('catalogDefinitions')
+    .select(['kind', 'key', 'version', 'definition', 'retired', 'changedBy', 'changedAt'])
+    .where('kind', '=', kind)
+    .where('key', '=', key)
+    .orderBy('version')
+    .execute();
+}
+
+/**
+ * Takes the catalog's lock for the rest of the transaction: changes to the
+ * catalog are made one at a time, each validated against the catalog it
+ * changes (a quest may not name an event type retired at the same moment).
+ */
+export async function lockCatalog(db: Kysely<Database>): Promise<void> {
+  await db.selectFrom('catalogRevision').select('revision').forUpdate().execute();
+}
+
+/**
+ * Appends a version of a definition and moves the catalog's revision, in the
+ * caller's transaction: every instance reloads within its refresh interval.
+ */
+export async function appendDefinition(
+  db: Kysely<Database>,
+  row: Omit<DefinitionRow, 'changedAt'>,
+): Promise<DefinitionRow> {
+  const stored = await db
+    .insertInto('catalogDefinitions')
+    .values({ ...row, definition: JSON.stringify(row.definition) })
+    .returning(['kind', 'key', 'version', 'definition', 'retired', 'changedBy', 'changedAt'])
+    .executeTakeFirstOrThrow();
+  await db
+    .updateTable('catalogRevision')
+    .set({ revision: sql`revision + 1` })
+    .execute();
+  return stored;
 }

@@ -101,7 +101,9 @@ function entries(db: Kysely<Database>, filter: BoardFilter) {
       'e.points',
       sql<string>`e.reached_seq::text`.as('seqKey'),
     ])
-    .where('e.board', '=', filter.board ?? ALL_TIME_BOARD);
+    .where('e.board', '=', filter.board ?? ALL_TIME_BOARD)
+    // A banned fan's entries are shown nowhere (docs/CATALOG.md, "Bans").
+    .where('e.hidden', '=', false);
   if (filter.team !== undefined) query = query.where('e.teamKey', '=', teamKey(filter.team));
   return query;
 }
@@ -238,7 +240,7 @@ export async function teamBoardTops(
       SELECT e.user_id, p.handle, p.name, p.profile_url, e.points, e.reached_seq
       FROM leaderboard_entries e
       LEFT JOIN profiles p ON p.user_id = e.user_id
-      WHERE e.board = ${ALL_TIME_BOARD} AND e.team_key = k.team_key
+      WHERE e.board = ${ALL_TIME_BOARD} AND e.team_key = k.team_key AND NOT e.hidden
       ORDER BY -e.points, e.reached_seq, e.user_id
       LIMIT k.lim
     ) t

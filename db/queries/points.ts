@@ -73,3 +73,17 @@ export async function ledgerPointsSince(
   const sums = row as Record<string, string | null>;
   return since.map((_, i) => Number(sums[`s${i}`] ?? 0));
 }
+
+/** The user's ledger entry with this idempotency key, if it was made. */
+export function findLedgerEntry(
+  db: Kysely<Database>,
+  userId: string,
+  key: string,
+): Promise<LedgerRow | undefined> {
+  return db
+    .selectFrom('pointsLedger')
+    .selectAll()
+    .where('userId', '=', userId)
+    .where('idempotencyKey', '=', key)
+    .executeTakeFirst();
+}

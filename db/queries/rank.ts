@@ -36,6 +36,10 @@
  * (level 1 then has ≤ 256 cells per score; past that it grows by one row per
  * 2^24 writes).
  *
+ * A hidden entry (a banned fan's, docs/CATALOG.md "Bans") is in no cell and
+ * no tail: it keeps its points and its place in the order, and is counted
+ * again when unhidden.
+ *
  * The first cell of every parent at levels −3…0 (its key's low byte 0) is
  * never after p's own, so no rank reads it and it is not stored: a board
  * whose points stay below 256 writes no row at levels −3…−1, one below 2^16
@@ -111,7 +115,7 @@ export function rankExpression(position: {
       SELECT count(*) FROM leaderboard_entries x
       WHERE x.board = ${board}
         ${position.teamKey === undefined ? sql`` : sql`AND x.team_key = ${team}`}
-        AND (-x.points) = -${p}
+        AND (-x.points) = -${p} AND NOT x.hidden
         AND x.reached_seq >= (${countBucket(s, 3)} << 8) AND x.reached_seq < ${s})`;
   // Cells of s's level below `level` that come before s's own: from the first
   // cell inside s's cell one level up (its bucket << 8) to s's cell.
@@ -122,7 +126,7 @@ export function rankExpression(position: {
     position.holder === undefined
       ? sql``
       : sql`- (SELECT count(*) FROM leaderboard_entries h
-      WHERE h.board = ${board} AND h.user_id = ${position.holder}
+      WHERE h.board = ${board} AND h.user_id = ${position.holder} AND NOT h.hidden
         ${position.teamKey === undefined ? sql`` : sql`AND h.team_key = ${team}`}
         AND (-h.points, h.reached_seq) < (-${p}, ${s}))`;
   return sql<string>`(1
@@ -201,8 +205,12 @@ export function addCounts(positions: RawBuilder<unknown>): RawBuilder<unknown> {
       DO UPDATE SET n = rank_counts.n + excluded.n`;
 }
 
-/** Each entry of `entries` (alias e) once on its board's rows and once on its team's. */
-function positionsOf(entries: RawBuilder<unknown>, n: RawBuilder<unknown>) {
+/**
+ * Each entry of `entries` (alias e) once on its board's rows and once on its
+ * team's. A hidden entry (a banned fan's) is counted nowhere: callers pass
+ * the entries whose counts change (the ban itself passes the entries it hides).
+ */
+export function positionsOf(entries: RawBuilder<unknown>, n: RawBuilder<unknown>) {
   return sql`SELECT e.board, t.team_key, e.points, e.reached_seq AS seq, ${n} AS n
     FROM ${entries} CROSS JOIN LATERAL (VALUES (''), (e.team_key)) AS t(team_key)`;
 }
@@ -218,7 +226,9 @@ export async function rebuildRankCounts(db: Kysely<Database>): Promise<void> {
     await sql`
     INSERT INTO rank_counts (board, team_key, level, points, bucket, shard, n)
     SELECT k.board, k.team_key, k.level, k.points, k.bucket, 0, k.n
-    FROM (${cellsOf(positionsOf(sql`leaderboard_entries e`, sql`1`))}) AS k`.execute(trx);
+    FROM (${cellsOf(
+      positionsOf(sql`(SELECT * FROM leaderboard_entries WHERE NOT hidden) e`, sql`1`),
+    )}) AS k`.execute(trx);
   });
 }
 
@@ -231,7 +241,7 @@ export async function deleteBoardEntries(db: Kysely<Database>, userId: string): 
   await sql`
     WITH gone AS (
       DELETE FROM leaderboard_entries WHERE user_id = ${userId}
-      RETURNING board, points, reached_seq, team_key
+      RETURNING board, points, reached_seq, team_key, hidden
     )
-    ${addCounts(positionsOf(sql`gone e`, sql`-1`))}`.execute(db);
+    ${addCounts(positionsOf(sql`(SELECT * FROM gone WHERE NOT hidden) e`, sql`-1`))}`.execute(db);
 }

@@ -20,6 +20,7 @@ export async function hasEntries(db: Kysely<Database>, board: string): Promise<b
     .selectFrom('leaderboardEntries')
     .select('userId')
     .where('board', '=', board)
+    .where('hidden', '=', false)
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
@@ -87,7 +88,9 @@ export async function cutSeasonArchive(
             'e.userId',
             'e.points',
           ])
-          .where('e.board', '=', board),
+          .where('e.board', '=', board)
+          // A fan banned at the cut is not in the standings (docs/CATALOG.md, "Bans").
+          .where('e.hidden', '=', false),
       )
       .execute();
     return 'archived';

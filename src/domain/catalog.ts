@@ -269,3 +269,55 @@ export function parseCatalog(
   }
   return { catalog: buildCatalog(revision, active), invalid };
 }
+
+/** A definition by its identity: kind and key. */
+export function definitionId(kind: string, key: string): string {
+  return `${kind}/${key}`;
+}
+
+/**
+ * What in `active` names a definition that is not active (an event type a
+ * quest or streak counts, a quest another quest needs), and quests that need
+ * each other in a circle: each problem once, as a message. The admin API
+ * refuses a change that leaves any (docs/CATALOG.md).
+ */
+export function referenceProblems(active: readonly Definition[]): string[] {
+  const eventTypes = new Set(active.filter((d) => d.kind === 'event_type').map((d) => d.key));
+  const quests = new Map(active.flatMap((d) => (d.kind === 'quest' ? [[d.key, d] as const] : [])));
+  const problems: string[] = [];
+  for (const d of active) {
+    if (d.kind === 'streak' && !eventTypes.has(d.eventType)) {
+      problems.push(`Streak "${d.key}" counts event type "${d.eventType}", which is not active`);
+    }
+    if (d.kind !== 'quest') continue;
+    if (d.goal.kind === 'events' && !eventTypes.has(d.goal.eventType)) {
+      problems.push(
+        `Quest "${d.key}" counts event type "${d.goal.eventType}", which is not active`,
+      );
+    }
+    if (d.goal.kind === 'quests') {
+      for (const needed of d.goal.quests) {
+        if (!quests.has(needed)) {
+          problems.push(`Quest "${d.key}" needs quest "${needed}", which is not active`);
+        }
+      }
+    }
+  }
+  // A quest of quests may not reach itself through others.
+  const visiting = new Set<string>();
+  const done = new Set<string>();
+  const cycle = (key: string): boolean => {
+    if (done.has(key)) return false;
+    if (visiting.has(key)) return true;
+    visiting.add(key);
+    const goal = quests.get(key)?.goal;
+    const found = goal?.kind === 'quests' && goal.quests.some(cycle);
+    visiting.delete(key);
+    done.add(key);
+    return found;
+  };
+  for (const key of quests.keys()) {
+    if (cycle(key)) problems.push(`Quest "${key}" needs itself through other quests`);
+  }
+  return problems;
+}

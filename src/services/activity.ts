@@ -169,6 +169,10 @@ function reusedId(): Rejection {
   };
 }
 
+function fanBanned(): Rejection {
+  return { code: 'FAN_BANNED', message: 'The fan is banned: their events earn nothing' };
+}
+
 function rejected(id: string, error: Rejection): EventResult {
   return { id, status: 'rejected', error };
 }
@@ -201,6 +205,10 @@ async function recordFanEvents(
       if (stored) answers.set(event.index, replay(event.id, event.bodyHash, stored));
       return !stored;
     });
+    if (state.user.bannedAt !== null) {
+      for (const event of fresh) answers.set(event.index, rejected(event.id, fanBanned()));
+      return answers;
+    }
     const plan = planFanEvents({
       catalog,
       clientId: sender.clientId,
@@ -410,6 +418,8 @@ export async function reverseEvent(
   deps: ActivityDeps,
   sender: Sender,
   eventId: string,
+  /** An admin reversing another client's event: kept in the audit log with the write. */
+  admin?: { actor: string; reason: string },
 ): Promise<ReversalResult> {
   const catalog = await deps.catalog.current();
   const stored = (await findRecordedEvents(deps.db, sender.clientId, [eventId])).get(eventId);
@@ -492,6 +502,20 @@ export async function reverseEvent(
       announceRanks: onBoards && credit !== undefined,
       historyLimit: 0,
       rank: false,
+      audit: admin && {
+        actor: admin.actor,
+        action: 'event.reverse',
+        targetKind: 'fan',
+        targetKey: state.user.id,
+        before: { balance: state.points },
+        after: {
+          balance: credit?.balanceAfter ?? state.points,
+          clientId: sender.clientId,
+          eventId,
+          points: -event.points,
+          reason: admin.reason,
+        },
+      },
     };
     const result = await applyUserWrite(deps.db, deps.statements, write);
     metrics.userWriteAttempt('reversal', result.outcome);

@@ -27,6 +27,8 @@ export const SSE_PING_MS = 15_000;
 export type OperationMeta = OpenApiMeta<{
   /** Description of the 201 REST answers when the call created something (`ctx.response.created`). */
   created?: string;
+  /** The call always creates (a POST that makes a new resource): REST answers only 201. */
+  alwaysCreated?: true;
   /** The scope a service operation needs; set by serviceProcedure, documented in openapi.json. */
   serviceScope?: ServiceScope;
   /** The largest request body it reads, in KiB, where that is not the contract's 16 (src/http/body.ts). */

@@ -162,6 +162,81 @@ export async function reverseEvent() {
   return data;
 }
 
+export async function adminListDefinitions() {
+  const { data } = await api.adminListDefinitions.query({ kind: 'quest' });
+  assertType<Equal<(typeof data.definitions)[number]['version'], number>>();
+  return data;
+}
+
+export async function adminDefinitionHistory() {
+  const { data } = await api.adminDefinitionHistory.query({ kind: 'quest', key: 'daily_reader' });
+  assertType<Equal<(typeof data.versions)[number]['retired'], boolean>>();
+  return data;
+}
+
+export async function adminCreateDefinition() {
+  const { data } = await api.adminCreateDefinition.mutate({
+    definition: { kind: 'event_type', key: 'cup_final_checkin', title: 'Cup final', points: 40 },
+  });
+  assertType<Equal<typeof data.changedAt, string>>();
+  return data;
+}
+
+export async function adminUpdateDefinition() {
+  const { data } = await api.adminUpdateDefinition.mutate({
+    kind: 'event_type',
+    key: 'cup_final_checkin',
+    expectedVersion: 1,
+    definition: { kind: 'event_type', key: 'cup_final_checkin', title: 'Cup final', points: 50 },
+  });
+  return data.version;
+}
+
+export async function adminRetireDefinition() {
+  const { data } = await api.adminRetireDefinition.mutate({
+    kind: 'event_type',
+    key: 'cup_final_checkin',
+    expectedVersion: 2,
+  });
+  return data.retired;
+}
+
+export async function adminAdjustPoints() {
+  const { data } = await api.adminAdjustPoints.mutate({
+    userId: '3f6c2a9e-8b1d-4c57-9e2a-7d4b1f0c6a35',
+    id: 'goodwill-1',
+    points: 10,
+    reason: 'Gate scanner down',
+  });
+  assertType<Equal<typeof data.status, 'adjusted' | 'duplicate'>>();
+  return data;
+}
+
+export async function adminSetBan() {
+  const { data } = await api.adminSetBan.mutate({
+    userId: '3f6c2a9e-8b1d-4c57-9e2a-7d4b1f0c6a35',
+    banned: true,
+    reason: 'Scripted check-ins',
+  });
+  assertType<Equal<typeof data.bannedAt, string | null>>();
+  return data;
+}
+
+export async function adminReverseEvent() {
+  const { data } = await api.adminReverseEvent.mutate({
+    clientId: 'checkin-service',
+    id: 'checkin-1',
+    reason: 'Duplicate scan',
+  });
+  return data.balance;
+}
+
+export async function adminAuditLog() {
+  const { data } = await api.adminAuditLog.query({ limit: 10 });
+  assertType<Equal<typeof data.nextCursor, string | null>>();
+  return data.entries;
+}
+
 /** Subscriptions need a subscription link at run time (httpSubscriptionLink); the types do not. */
 export function myEvents() {
   return api.myEvents.subscribe(

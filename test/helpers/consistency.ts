@@ -128,6 +128,11 @@ export async function consistencyProblems(
           where l.board = 'all' and last.balance_after <> l.points`,
     ],
     [
+      'hidden entries do not match the ban',
+      sql`select l.user_id from leaderboard_entries l join users u on u.id = l.user_id
+          where l.hidden <> (u.banned_at is not null)`,
+    ],
+    [
       'two entries of one board share a reached_seq',
       sql`select min(user_id::text) as user_id from leaderboard_entries
           group by board, reached_seq having count(*) > 1`,
@@ -145,7 +150,8 @@ export async function consistencyProblems(
             from leaderboard_entries e
             cross join lateral (values (''), (e.team_key)) as t(team_key)
             cross join (values (-3), (-2), (-1), (0), (1), (2), (3)) as l(level)
-            where t.team_key is not null
+            -- A banned fan's (hidden) entries are counted nowhere.
+            where t.team_key is not null and not e.hidden
             group by 1, 2, 3, 4, 5),
           -- Levels -3…0 keep no first cell of a parent (key % 256 = 0): no rank reads it.
           stored as (
@@ -182,8 +188,9 @@ export async function consistencyProblems(
 }
 
 /**
- * Every entry's rank on `board` from a full sort in SQL (ROW_NUMBER over the
- * rank order), on the whole board and among its team's fans: what every rank
+ * Every shown entry's rank on `board` from a full sort in SQL (ROW_NUMBER over
+ * the rank order; banned fans' hidden entries left out), on the whole board
+ * and among its team's fans: what every rank
  * the service serves must equal.
  */
 export async function fullSortRanks(
@@ -200,7 +207,7 @@ export async function fullSortRanks(
            ROW_NUMBER() OVER (ORDER BY points DESC, reached_seq, user_id)::text AS global_rank,
            CASE WHEN team_key IS NOT NULL THEN ROW_NUMBER() OVER (
              PARTITION BY team_key ORDER BY points DESC, reached_seq, user_id)::text END AS team_rank
-    FROM leaderboard_entries WHERE board = ${board}`.execute(db);
+    FROM leaderboard_entries WHERE board = ${board} AND NOT hidden`.execute(db);
   return new Map(
     rows.map((row) => [
       row.userId,

@@ -26,7 +26,31 @@ const requestExamples = listOperations(document as never).flatMap(({ path, metho
 );
 
 /** The events the examples name, recorded first, so an example that reverses one finds it. */
-const eventsExample = requestExamples.find(({ path }) => path === '/api/events')?.value;
+const eventsExample = requestExamples.find(({ path }) => path === '/api/events')?.value as
+  { events: { subject: string }[] } | undefined;
+
+/** The definition the admin examples create, change and retire, in the document's order. */
+const definitionExample = requestExamples.find(
+  ({ path, method }) => path === '/api/admin/definitions' && method === 'POST',
+)?.value as { definition: { kind: string; key: string } } | undefined;
+
+/**
+ * The example's path with its parameters filled: the admin examples' definition, and the
+ * first fan the events example names (recorded, so known).
+ */
+async function concretePath(path: string): Promise<string> {
+  if (!path.includes('{')) return path;
+  const subject = eventsExample!.events[0]!.subject;
+  const fan = await app.db
+    .selectFrom('users')
+    .select('id')
+    .where('subject', '=', subject)
+    .executeTakeFirstOrThrow();
+  return path
+    .replace('{kind}', definitionExample!.definition.kind)
+    .replace('{key}', definitionExample!.definition.key)
+    .replace('{userId}', fan.id);
+}
 
 describe('the request examples in openapi.json', () => {
   it('has some', () => {
@@ -38,11 +62,12 @@ describe('the request examples in openapi.json', () => {
   it.each(requestExamples)(
     '$label succeeds as documented for a new user',
     async ({ path, method, value, successes, scope }) => {
-      const token = scope ? await app.serviceToken('example-service', scope) : await app.token();
+      const token = scope ? await app.serviceToken('checkin-service', scope) : await app.token();
       if (scope && eventsExample) {
-        await app.request('POST', '/api/events', { token, body: eventsExample });
+        const sender = await app.serviceToken('checkin-service', 'events:write');
+        await app.request('POST', '/api/events', { token: sender, body: eventsExample });
       }
-      const response = await app.request(method, path, { token, body: value });
+      const response = await app.request(method, await concretePath(path), { token, body: value });
       expect(successes).toContain(response.status);
       expect(response.body.success).toBe(true);
     },

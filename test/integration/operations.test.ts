@@ -72,7 +72,9 @@ describe('a documented path called with a method it does not answer', () => {
     const paths = Object.entries(document.paths);
     expect(paths.length).toBeGreaterThan(0);
     const token = await app.token();
-    for (const [path, item] of paths) {
+    for (const [template, item] of paths) {
+      // A path parameter's value does not matter: the method is refused first.
+      const path = template.replace(/\{[^}]+\}/g, 'x');
       const documented = Object.keys(item).map((method) => method.toUpperCase());
       const allow = documented.includes('GET') ? [...documented, 'HEAD'].sort() : documented.sort();
       for (const method of ['PUT', 'DELETE', 'PATCH', 'POST', 'GET', 'OPTIONS', 'HEAD']) {

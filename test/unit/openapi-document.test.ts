@@ -49,7 +49,10 @@ describe('openapi.json', () => {
       expect(declared.has(operation.tags[0])).toBe(true);
       const health = operation.tags[0] === 'health';
       // A service operation names the scope its token must hold.
-      const scopes = operation.tags[0] === 'events' ? ['events:write'] : [];
+      const scopes =
+        ({ events: ['events:write'], admin: ['admin'] } as Record<string, string[]>)[
+          operation.tags[0]
+        ] ?? [];
       expect(operation.security).toEqual(health ? [] : [{ bearerAuth: scopes }]);
     }
   });

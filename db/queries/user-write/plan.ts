@@ -12,6 +12,7 @@ import type {
   StoredQuest,
   StoredStreak,
 } from '../../schema.js';
+import type { AuditEntry } from '../audit.js';
 import { ALL_TIME_BOARD, type BoardEntry, type StateScope, type UserState } from './state.js';
 
 /**
@@ -70,6 +71,15 @@ export interface UserWritePlan {
   rank: boolean;
   /** The handle's claims and history when the write changes the handle, else undefined. */
   handle?: HandleMove | undefined;
+  /**
+   * Bans the fan (their entries leave every board and count) or lifts the
+   * ban (their entries count again where they stand). While a fan is banned,
+   * every entry a write stores is hidden and moves no count, and their rank
+   * moves are not announced: the statement reads the ban from its guard row.
+   */
+  ban?: 'ban' | 'unban' | undefined;
+  /** The admin's change this write makes, kept in the audit log with it (db/queries/audit.ts). */
+  audit?: AuditEntry | undefined;
 }
 
 /** One ledger entry: a move with the balance after it, computed from the balance read with the plan. */

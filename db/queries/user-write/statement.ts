@@ -32,7 +32,13 @@ import type { Database, UserRow } from '../../schema.js';
 import { fill, Slot, type CompiledStatements } from '../../statements.js';
 import { teamKey } from '../../team-key.js';
 import { notificationOf } from '../events.js';
-import { addCounts, countDeltas, rankExpression, type CountDelta } from '../rank.js';
+import {
+  addCounts,
+  countDeltas,
+  positionsOf,
+  rankExpression,
+  type CountDelta,
+} from '../rank.js';
 import type { UserWritePlan } from './plan.js';
 import {
   ALL_TIME_BOARD,
@@ -148,6 +154,8 @@ const PARTS: ReadonlyArray<(plan: UserWritePlan) => Part | undefined> = [
   ledgerPart,
   activityPart,
   handlePart,
+  visibilityPart,
+  auditPart,
   outboxPart,
   rankPart,
   historyPart,
@@ -156,12 +164,18 @@ const PARTS: ReadonlyArray<(plan: UserWritePlan) => Part | undefined> = [
 
 function guardPart(plan: UserWritePlan): Part {
   const { userId, expectedVersion, onboard } = plan;
-  return part('guard', { userId, expectedVersion, onboard }, (v) => ({
+  const ban = plan.ban ?? null;
+  return part(`guard${ban ? '+ban' : ''}`, { userId, expectedVersion, onboard, ban }, (v) => ({
     ctes: [
       [
         'guard',
         sql`UPDATE users SET
           version = version + 1,
+          ${
+            ban
+              ? sql`banned_at = CASE WHEN ${v.ban}::text = 'ban' THEN coalesce(banned_at, now()) END,`
+              : sql``
+          }
           onboarded_at = CASE WHEN ${v.onboard} THEN coalesce(onboarded_at, now())
                               ELSE onboarded_at END,
           updated_at = CASE WHEN ${v.onboard} AND onboarded_at IS NULL THEN now()
@@ -200,6 +214,7 @@ function profilePart(plan: UserWritePlan): Part | undefined {
  * a score first = who took the smaller number), writes the entries, and
  * moves each changed entry's `rank_counts` rows (−1 on the old position's
  * rows, +1 on the new, merged by key, locked in key order: db/queries/rank.ts).
+ * A banned fan's entries are stored hidden and move no count (visibilityPart).
  */
 function boardsPart(plan: UserWritePlan): Part | undefined {
   if (plan.boards.length === 0) return undefined;
@@ -240,9 +255,10 @@ function boardsPart(plan: UserWritePlan): Part | undefined {
       [
         'entries',
         sql`INSERT INTO leaderboard_entries
-          (board, user_id, points, reached_seq, reached_at, updated_at, team_key)
+          (board, user_id, points, reached_seq, reached_at, updated_at, team_key, hidden)
         SELECT b.board, g.id, b.points, coalesce(b.seq, s.seq), now(), now(),
-               CASE WHEN b.new_team THEN ${v.newTeamKey}::text ELSE b.team_key END
+               CASE WHEN b.new_team THEN ${v.newTeamKey}::text ELSE b.team_key END,
+               g.banned_at IS NOT NULL
         FROM guard g CROSS JOIN seq s
         CROSS JOIN jsonb_to_recordset(${v.entries}::jsonb)
           AS b(board text, points integer, seq bigint, new_team boolean, team_key text)
@@ -252,6 +268,7 @@ function boardsPart(plan: UserWritePlan): Part | undefined {
           reached_at = CASE WHEN leaderboard_entries.reached_seq = excluded.reached_seq
                             THEN leaderboard_entries.reached_at ELSE now() END,
           team_key = excluded.team_key,
+          hidden = excluded.hidden,
           updated_at = now()
         RETURNING board, points, reached_seq, team_key`,
       ],
@@ -267,7 +284,8 @@ function boardsPart(plan: UserWritePlan): Part | undefined {
           FROM guard g CROSS JOIN seq s
           CROSS JOIN jsonb_to_recordset(${v.deltas}::jsonb)
             AS d(board text, team_key text, new_team boolean, points integer, seq bigint,
-                 n integer)`)}
+                 n integer)
+          WHERE g.banned_at IS NULL`)}
         RETURNING 1`,
       ],
     ],
@@ -534,6 +552,56 @@ function handlePart(plan: UserWritePlan): Part | undefined {
 }
 
 /**
+ * A ban hides every entry of the fan and takes each off its count rows; an
+ * unban shows them and counts each again where it stands (db/queries/rank.ts).
+ */
+function visibilityPart(plan: UserWritePlan): Part | undefined {
+  if (!plan.ban) return undefined;
+  const hide = plan.ban === 'ban';
+  return part(`visibility+${plan.ban}`, {}, () => ({
+    ctes: [
+      [
+        'visibility',
+        sql`UPDATE leaderboard_entries e SET hidden = ${sql.lit(hide)}
+        FROM guard g
+        WHERE e.user_id = g.id AND e.hidden = ${sql.lit(!hide)}
+        RETURNING e.board, e.points, e.reached_seq, e.team_key`,
+      ],
+      [
+        'visibility_counts',
+        sql`${addCounts(positionsOf(sql`visibility e`, sql.lit(hide ? -1 : 1)))} RETURNING 1`,
+      ],
+    ],
+  }));
+}
+
+/** The admin's change, in the audit log with the write that makes it (one clock). */
+function auditPart(plan: UserWritePlan): Part | undefined {
+  const audit = plan.audit;
+  if (!audit) return undefined;
+  const values = {
+    actor: audit.actor,
+    action: audit.action,
+    targetKind: audit.targetKind,
+    targetKey: audit.targetKey,
+    before: audit.before === undefined ? null : JSON.stringify(audit.before),
+    after: audit.after === undefined ? null : JSON.stringify(audit.after),
+  };
+  return part('audit', values, (v) => ({
+    ctes: [
+      [
+        'audited',
+        sql`INSERT INTO admin_audit (actor, action, target_kind, target_key, before, after, at)
+        SELECT ${v.actor}::text, ${v.action}::text, ${v.targetKind}::text, ${v.targetKey}::text,
+               ${v.before}::jsonb, ${v.after}::jsonb, now()
+        FROM guard g
+        RETURNING id`,
+      ],
+    ],
+  }));
+}
+
+/**
  * The outbox: the events, the user's rank moves when the plan announces them,
  * and their NOTIFY. The new ranks are the all-time entry as this statement
  * writes it, ranked over the snapshot the statement reads (db/queries/rank.ts:
@@ -631,7 +699,8 @@ function outboxPart(plan: UserWritePlan): Part | undefined {
             SELECT ${v.eventCount}::integer + r.ord, 'rank_changed',
               jsonb_build_object('board', r.board, 'team', r.team, 'rank', r.rank,
                                  'previousRank', r.previous_rank)
-            FROM ranks r WHERE r.rank IS DISTINCT FROM r.previous_rank`
+            FROM ranks r CROSS JOIN guard g
+            WHERE r.rank IS DISTINCT FROM r.previous_rank AND g.banned_at IS NULL`
                 : sql``
             }
           ) e

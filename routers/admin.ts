@@ -1,0 +1,428 @@
+import { z } from 'zod';
+import type { AdminAuditRow } from '../db/schema.js';
+import {
+  DefinitionKeySchema,
+  DefinitionSchema,
+  EventTypeDefinitionSchema,
+  QuestDefinitionSchema,
+  StreakDefinitionSchema,
+} from '../src/domain/catalog.js';
+import {
+  adjustPoints,
+  auditLog,
+  changeDefinition,
+  definitionHistory,
+  listDefinitions,
+  reverseAnyEvent,
+  setBan,
+  type DefinitionVersion,
+} from '../src/services/admin.js';
+import { router, serviceProcedure } from '../src/trpc/init.js';
+import { ok } from './dto.js';
+import { LOOKUP_ERRORS, QUERY_ERRORS, WRITE_ERRORS } from './operation-errors.js';
+import { ReversalSchema, success } from './schemas.js';
+
+/** Running the game: service tokens with the `admin` scope (docs/CATALOG.md, "Admin API"). */
+
+const time = z.iso.datetime().meta({ description: 'ISO-8601 timestamp in UTC' });
+const kind = z
+  .enum(['event_type', 'quest', 'streak'])
+  .meta({ description: 'event_type, quest or streak' });
+const version = z.int().min(1).max(1_000_000);
+const reason = z
+  .string()
+  .trim()
+  .min(1)
+  .max(500)
+  .meta({ description: 'Why: kept in the audit log' });
+const userId = z
+  .uuid()
+  .meta({ description: 'The fan’s user id (as webhooks and exports name it)' });
+
+const Definition = DefinitionSchema.meta({
+  id: 'Definition',
+  description:
+    'An event type, quest or streak (docs/CATALOG.md). `kind` and `key` identify it for good: ' +
+    'award keys carry them, so a key never changes meaning.',
+});
+
+const DefinitionVersionSchema = z
+  .object({
+    kind,
+    key: z.string(),
+    version: z.int(),
+    retired: z.boolean(),
+    definition: z.union([EventTypeDefinitionSchema, QuestDefinitionSchema, StreakDefinitionSchema]),
+    changedBy: z.string().meta({ description: 'The admin client that made this version' }),
+    changedAt: time,
+  })
+  .meta({ id: 'DefinitionVersion' });
+
+const AuditEntrySchema = z
+  .object({
+    id: z.string(),
+    actor: z.string().meta({ description: 'The admin client that made the change' }),
+    action: z.string().meta({
+      description:
+        'definition.create|update|retire, fan.adjust, fan.ban, fan.unban, event.reverse, …',
+    }),
+    targetKind: z.string(),
+    targetKey: z.string(),
+    before: z.unknown(),
+    after: z.unknown(),
+    at: time,
+  })
+  .meta({ id: 'AuditEntry' });
+
+const definitionPath = { kind, key: DefinitionKeySchema };
+
+function toVersion(row: DefinitionVersion): z.input<typeof DefinitionVersionSchema> {
+  return { ...row, changedAt: row.changedAt.toISOString() };
+}
+
+function toAuditEntry(row: AdminAuditRow): z.input<typeof AuditEntrySchema> {
+  return { ...row, at: row.at.toISOString() };
+}
+
+export const adminRouter = router({
+  adminListDefinitions: serviceProcedure('admin')
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/admin/definitions',
+        summary: 'List the catalog’s definitions',
+        description:
+          'The newest version of every event type, quest and streak; retired ones only with ' +
+          '`includeRetired=true`.',
+        tags: ['admin'],
+        errorResponses: QUERY_ERRORS,
+        protect: true,
+      },
+    })
+    .input(
+      z
+        .strictObject({
+          kind: kind.optional(),
+          includeRetired: z
+            .enum(['true', 'false'])
+            .default('false')
+            .transform((value) => value === 'true')
+            .meta({ description: 'Also list retired definitions (default false)' }),
+        })
+        .meta({ id: 'AdminListDefinitionsInput' }),
+    )
+    .output(success(z.object({ definitions: z.array(DefinitionVersionSchema) })))
+    .query(async ({ ctx, input }) => {
+      const rows = await listDefinitions(ctx.deps, input);
+      return ok({ definitions: rows.map(toVersion) });
+    }),
+
+  adminDefinitionHistory: serviceProcedure('admin')
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/admin/definitions/{kind}/{key}',
+        summary: 'One definition with every version',
+        description:
+          'Every version, newest first: what was in force when, and who changed it. A retired ' +
+          'definition stays readable here.',
+        tags: ['admin'],
+        errorResponses: LOOKUP_ERRORS,
+        protect: true,
+      },
+    })
+    .input(z.strictObject(definitionPath))
+    .output(success(z.object({ versions: z.array(DefinitionVersionSchema) })))
+    .query(async ({ ctx, input }) => {
+      const rows = await definitionHistory(ctx.deps, input.kind, input.key);
+      return ok({ versions: rows.map(toVersion) });
+    }),
+
+  adminCreateDefinition: serviceProcedure('admin')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/admin/definitions',
+        summary: 'Create a definition',
+        description:
+          'Version 1 of a new event type, quest or streak, in force on every instance within ' +
+          'CATALOG_REFRESH_MS. 409 DEFINITION_CONFLICT when the key exists (also retired: ' +
+          'update it instead) or when it names an event type or quest that is not active.',
+        tags: ['admin'],
+        errorResponses: WRITE_ERRORS,
+        protect: true,
+      },
+      created: 'The definition, at version 1',
+      alwaysCreated: true,
+    })
+    .input(z.strictObject({ definition: Definition }).meta({ id: 'AdminCreateDefinitionInput' }))
+    .output(success(DefinitionVersionSchema))
+    .mutation(async ({ ctx, input }) => {
+      const row = await changeDefinition(ctx.deps, ctx.principal.clientId, {
+        action: 'create',
+        definition: input.definition,
+      });
+      ctx.response.created = true;
+      return ok(toVersion(row));
+    }),
+
+  adminUpdateDefinition: serviceProcedure('admin')
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/admin/definitions/{kind}/{key}',
+        summary: 'Change a definition',
+        description:
+          'The next version, if `expectedVersion` is the newest (else 409 DEFINITION_CONFLICT: ' +
+          'read it again). A retired definition comes back. Nothing awarded is taken back or ' +
+          'awarded twice: a quest’s tiers already reached keep their award; new targets count ' +
+          'from the progress stored.',
+        tags: ['admin'],
+        errorResponses: [...WRITE_ERRORS, 404],
+        protect: true,
+      },
+    })
+    .input(
+      z
+        .strictObject({ ...definitionPath, expectedVersion: version, definition: Definition })
+        .refine((input) => input.definition.kind === input.kind, {
+          path: ['definition', 'kind'],
+          message: 'Must be the kind in the path',
+        })
+        .refine((input) => input.definition.key === input.key, {
+          path: ['definition', 'key'],
+          message: 'Must be the key in the path: a key never changes',
+        })
+        .meta({ id: 'AdminUpdateDefinitionInput' }),
+    )
+    .output(success(DefinitionVersionSchema))
+    .mutation(async ({ ctx, input }) => {
+      const row = await changeDefinition(ctx.deps, ctx.principal.clientId, {
+        action: 'update',
+        expectedVersion: input.expectedVersion,
+        definition: input.definition,
+      });
+      return ok(toVersion(row));
+    }),
+
+  adminRetireDefinition: serviceProcedure('admin')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/admin/definitions/{kind}/{key}/retire',
+        summary: 'Retire a definition',
+        description:
+          'A last version, retired: it stops counting and leaves fans’ quest lists; what it ' +
+          'awarded stays, and its history stays readable. 409 when another active definition ' +
+          'still names it.',
+        tags: ['admin'],
+        errorResponses: [...WRITE_ERRORS, 404],
+        protect: true,
+      },
+    })
+    .input(
+      z
+        .strictObject({ ...definitionPath, expectedVersion: version })
+        .meta({ id: 'AdminRetireDefinitionInput' }),
+    )
+    .output(success(DefinitionVersionSchema))
+    .mutation(async ({ ctx, input }) => {
+      const row = await changeDefinition(ctx.deps, ctx.principal.clientId, {
+        action: 'retire',
+        ...input,
+      });
+      return ok(toVersion(row));
+    }),
+
+  adminAdjustPoints: serviceProcedure('admin')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/admin/fans/{userId}/adjustments',
+        summary: 'Adjust a fan’s points',
+        description:
+          'One ledger entry of source `adjustment` moving the balance and the all-time board ' +
+          '(season boards count what was earned in them). `id` is your idempotency key for it: ' +
+          'sending it again answers `duplicate` and changes nothing. 409 INSUFFICIENT_BALANCE ' +
+          'when it would take the balance below 0.',
+        tags: ['admin'],
+        errorResponses: [...WRITE_ERRORS, 404],
+        protect: true,
+      },
+    })
+    .input(
+      z
+        .strictObject({
+          userId,
+          id: z
+            .string()
+            .regex(/^[\x21-\x7E]{1,128}$/, 'Must be 1–128 printable ASCII characters, no spaces')
+            .meta({ description: 'Your idempotency key for this adjustment' }),
+          points: z
+            .int()
+            .min(-1_000_000)
+            .max(1_000_000)
+            .refine((n) => n !== 0, 'Must not be 0')
+            .meta({ description: 'Points to add (negative: to take away), not 0' }),
+          reason,
+        })
+        .meta({ id: 'AdminAdjustPointsInput' }),
+    )
+    .output(
+      success(
+        z
+          .object({
+            id: z.string(),
+            status: z.enum(['adjusted', 'duplicate']),
+            points: z.int(),
+            balance: z.int().meta({ description: 'The fan’s balance now' }),
+          })
+          .meta({ id: 'Adjustment' }),
+      ),
+    )
+    .mutation(async ({ ctx, input }) =>
+      ok(await adjustPoints(ctx.deps, ctx.principal.clientId, input)),
+    ),
+
+  adminSetBan: serviceProcedure('admin')
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/admin/fans/{userId}/ban',
+        summary: 'Ban a fan, or lift the ban',
+        description:
+          'Banned (`banned: true`): the fan’s events are rejected (FAN_BANNED) and their entries ' +
+          'leave every board, every rank and the live updates; their points stay. Unbanned: ' +
+          'the entries count again where they stand. Idempotent: a fan already so is answered ' +
+          'as they are.',
+        tags: ['admin'],
+        errorResponses: [...WRITE_ERRORS, 404],
+        protect: true,
+      },
+    })
+    .input(z.strictObject({ userId, banned: z.boolean(), reason }).meta({ id: 'AdminSetBanInput' }))
+    .output(
+      success(
+        z
+          .object({ userId: z.string(), banned: z.boolean(), bannedAt: time.nullable() })
+          .meta({ id: 'Ban' }),
+      ),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const ban = await setBan(ctx.deps, ctx.principal.clientId, {
+        userId: input.userId,
+        ban: input.banned,
+        reason: input.reason,
+      });
+      return ok({ ...ban, bannedAt: ban.bannedAt?.toISOString() ?? null });
+    }),
+
+  adminReverseEvent: serviceProcedure('admin')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/admin/reversals',
+        summary: 'Reverse any client’s event',
+        description:
+          'What POST /api/events/reversals does for the client that sent the event, for any ' +
+          'client (the same compensating entry: reversed once whoever asks).',
+        tags: ['admin'],
+        errorResponses: [...WRITE_ERRORS, 404],
+        protect: true,
+      },
+    })
+    .input(
+      z
+        .strictObject({
+          clientId: z.string().min(1).max(256).meta({ description: 'The client that sent it' }),
+          id: z
+            .string()
+            .regex(/^[\x21-\x7E]{1,128}$/)
+            .meta({ description: 'The event’s id' }),
+          reason,
+        })
+        .meta({ id: 'AdminReverseEventInput' }),
+    )
+    .output(success(ReversalSchema))
+    .mutation(async ({ ctx, input }) =>
+      ok(
+        await reverseAnyEvent(ctx.deps, ctx.principal.clientId, {
+          ...input,
+          issuer: ctx.principal.issuer,
+        }),
+      ),
+    ),
+
+  adminAuditLog: serviceProcedure('admin')
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/admin/audit',
+        summary: 'The audit log',
+        description:
+          'Every change made through the admin API, newest first: who (the admin client), what, ' +
+          'when, before and after. `before` (an entry’s id) pages on; `targetKind` with ' +
+          '`targetKey` (definition + `quest/daily_reader`, fan + a user id) narrows it to one ' +
+          'target. A deleted fan’s rows name an anonymous id instead.',
+        tags: ['admin'],
+        errorResponses: QUERY_ERRORS,
+        protect: true,
+      },
+    })
+    .input(
+      z
+        .strictObject({
+          limit: z
+            .number()
+            .int()
+            .min(1)
+            .max(100)
+            .default(50)
+            .meta({ description: 'Entries per page, 1–100 (default 50)' }),
+          before: z
+            .string()
+            .regex(/^[1-9][0-9]{0,17}$/)
+            .meta({ description: 'Entries older than this id' })
+            .optional(),
+          targetKind: z
+            .enum(['definition', 'fan', 'webhook_endpoint'])
+            .meta({ description: 'Only changes of this kind of target (with targetKey)' })
+            .optional(),
+          targetKey: z
+            .string()
+            .max(200)
+            .meta({
+              description: 'Only changes of this target: `quest/daily_reader`, a user id, …',
+            })
+            .optional(),
+        })
+        .refine((input) => (input.targetKind === undefined) === (input.targetKey === undefined), {
+          path: ['targetKey'],
+          message: 'targetKind and targetKey go together',
+        })
+        .meta({ id: 'AdminAuditLogInput' }),
+    )
+    .output(
+      success(
+        z.object({
+          entries: z.array(AuditEntrySchema),
+          nextCursor: z.string().nullable().meta({ description: 'Pass as `before` for more' }),
+        }),
+      ),
+    )
+    .query(async ({ ctx, input }) => {
+      const rows = await auditLog(ctx.deps, {
+        limit: input.limit + 1,
+        beforeId: input.before,
+        target:
+          input.targetKind && input.targetKey
+            ? { kind: input.targetKind, key: input.targetKey }
+            : undefined,
+      });
+      const page = rows.slice(0, input.limit);
+      return ok({
+        entries: page.map(toAuditEntry),
+        nextCursor: rows.length > input.limit ? (page.at(-1)?.id ?? null) : null,
+      });
+    }),
+});
