@@ -32,13 +32,7 @@ import type { Database, UserRow } from '../../schema.js';
 import { fill, Slot, type CompiledStatements } from '../../statements.js';
 import { teamKey } from '../../team-key.js';
 import { notificationOf } from '../events.js';
-import {
-  addCounts,
-  countDeltas,
-  positionsOf,
-  rankExpression,
-  type CountDelta,
-} from '../rank.js';
+import { addCounts, countDeltas, positionsOf, rankExpression, type CountDelta } from '../rank.js';
 import type { UserWritePlan } from './plan.js';
 import {
   ALL_TIME_BOARD,
