@@ -80,7 +80,7 @@ const events = new Counter({
   registers,
 });
 
-export type UserWriter = 'profile' | 'events' | 'reversal';
+export type UserWriter = 'profile' | 'events' | 'reversal' | 'admin';
 export type Limiter = 'user' | 'service' | 'ip' | 'stream_user' | 'stream_ip';
 
 /** What the layers record; each call is one `inc` or `observe`. */

@@ -16,6 +16,7 @@ import {
 } from '../../db/queries/user-write/index.js';
 import type { AdminAuditRow } from '../../db/schema.js';
 import { AppError } from '../app-error.js';
+import { metrics } from '../metrics.js';
 import { ALL_TIME_BOARD } from '../domain/boards.js';
 import {
   DefinitionSchema,
@@ -255,6 +256,7 @@ export async function adjustPoints(
       },
     };
     const result = await applyUserWrite(deps.db, deps.statements, write);
+    metrics.userWriteAttempt('admin', result.outcome);
     if (result.outcome === 'written') {
       deps.userStates.delete(state.user.id);
       return {
@@ -321,6 +323,7 @@ export async function setBan(
       },
     };
     const result = await applyUserWrite(deps.db, deps.statements, write);
+    metrics.userWriteAttempt('admin', result.outcome);
     if (result.outcome === 'written') {
       deps.userStates.delete(state.user.id);
       return { userId: state.user.id, banned: input.ban, bannedAt: result.user.bannedAt };
@@ -363,6 +366,7 @@ function fanNotFound(userId: string): AppError {
 }
 
 function busy(): AppError {
+  metrics.userWriteExhausted('admin');
   return new AppError('UNAVAILABLE', 'Too many simultaneous writes to one fan; retry shortly', {
     retryAfterSeconds: 1,
   });
