@@ -4,7 +4,7 @@
  * BENCH_ADMIN_URL says otherwise). Prints one JSON summary:
  *
  * 1. Capacity: the service runs with `--max-old-space-size=LIVE_BENCH_HEAP_MB`
- *    (128, as `npm start`) and its default stream limit, which is what that
+ *    (128, the recommended heap) and its default stream limit, which is what that
  *    heap holds (src/live/capacity.ts). The bench opens that many myEvents
  *    streams — LIVE_BENCH_STREAMS_PER_USER (5) per identity, at most 100 per
  *    loopback address (the default per-address limit) — plain SSE readers in

@@ -57,6 +57,20 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
     });
 }
 
+/**
+ * The migrations not yet applied to `db`, in order (empty when up to date).
+ * Reads Kysely's bookkeeping table and changes nothing: for a start with
+ * MIGRATE_ON_START=false, which refuses to serve an older schema.
+ */
+export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({
+    db: db.withoutPlugins(),
+    provider: { getMigrations: async () => migrations },
+  });
+  const all = await migrator.getMigrations();
+  return all.filter((migration) => migration.executedAt === undefined).map((m) => m.name);
+}
+
 /** A one-line cause, also for errors with an empty message (Node's AggregateError on connect). */
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);

@@ -27,6 +27,8 @@ export interface Config {
   readonly host: string;
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
+  /** Apply pending migrations at start (MIGRATE_ON_START, default true); false: refuse to start while any is pending. */
+  readonly migrateOnStart: boolean;
   readonly database: {
     readonly poolMax: number;
     readonly statementTimeoutMs: number;
@@ -131,12 +133,22 @@ const int = (fallback: number, min: number, max: number) =>
 const optionalInt = (min: number, max: number) =>
   z.preprocess(emptyToUndefined, z.coerce.number().int().min(min).max(max).optional());
 
+/** `true` or `false` (any case); unset or empty: `fallback`. */
+const flag = (fallback: boolean) =>
+  z.preprocess(
+    (value) => (typeof value === 'string' ? emptyToUndefined(value.trim().toLowerCase()) : value),
+    z
+      .enum(['true', 'false'], { error: 'must be true or false' })
+      .default(fallback ? 'true' : 'false')
+      .transform((value) => value === 'true'),
+  );
+
 const httpUrl = z.preprocess(
   emptyToUndefined,
   z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
 );
 
-const envSchema = z.object({
+export const envSchema = z.object({
   NODE_ENV: z.preprocess(
     emptyToUndefined,
     z.enum(['development', 'production', 'test']).default('development'),
@@ -152,6 +164,8 @@ const envSchema = z.object({
       .optional(),
   ),
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./.data')),
+  ALLOW_EMBEDDED_DATABASE: flag(false),
+  MIGRATE_ON_START: flag(true),
   DATABASE_POOL_MAX: int(10, 1, 200),
   DATABASE_STATEMENT_TIMEOUT_MS: int(5000, 100, 600_000),
   DATABASE_PREPARED_STATEMENTS: z.preprocess(emptyToUndefined, z.enum(['on', 'off']).default('on')),
@@ -297,6 +311,102 @@ function checkRetentionCoversRetries(env: Env): void {
   );
 }
 
+/**
+ * The embedded database (PGlite) is one process's files in DATA_DIR: no
+ * second instance, no backups, no failover. In production a missing or
+ * misspelt DATABASE_URL must not fall back to it silently.
+ */
+function checkEmbeddedDatabase(env: Env): void {
+  if (env.NODE_ENV !== 'production' || env.DATABASE_URL || env.ALLOW_EMBEDDED_DATABASE) return;
+  throw new ConfigError(
+    'DATABASE_URL is not set and NODE_ENV=production: the service would run on the embedded ' +
+      'database (PGlite files in DATA_DIR, one instance only, no backups). Set DATABASE_URL to ' +
+      'your PostgreSQL, or ALLOW_EMBEDDED_DATABASE=true to run on the embedded database anyway.',
+  );
+}
+
+/** Every variable `loadConfig` reads (.env.example lists them all; test/unit/env-example.test.ts). */
+export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(envSchema.shape));
+
+/**
+ * Prefixes only this service's variables use: an unknown variable starting
+ * with one is most likely meant for us (`DATABASE_POOL_SIZE`, `LIVE_MAX_STREAM`).
+ */
+const OUR_PREFIXES = [
+  'ALLOW_EMBEDDED_',
+  'AUTH_',
+  'CATALOG_',
+  'DATABASE_',
+  'HANDLE_',
+  'LIVE_',
+  'MIGRATE_',
+  'RATE_LIMIT_',
+  'SEASON_ARCHIVE_',
+  'SHUTDOWN_',
+  'USER_STATE_',
+  'WEBHOOK_',
+];
+
+export interface UnknownVariable {
+  readonly name: string;
+  /** The known variable it is closest to, when it is a near miss of one. */
+  readonly didYouMean: string | undefined;
+}
+
+/**
+ * Environment variables that are not ours but look like they were meant to
+ * be: a near miss of a known name (`DATABSE_URL`, `LOG_LEVLE`: at most two
+ * edits, one for names under eight characters) or one of our prefixes
+ * (`WEBHOOK_SECRETS`). The server warns about them once at start; they are
+ * not an error, because the environment is shared with other software.
+ */
+export function unknownVariables(
+  env: NodeJS.ProcessEnv,
+  known: readonly string[] = CONFIG_VARIABLES,
+): UnknownVariable[] {
+  const knownSet = new Set(known);
+  const found: UnknownVariable[] = [];
+  for (const name of Object.keys(env).sort()) {
+    if (knownSet.has(name)) continue;
+    const upper = name.toUpperCase();
+    let didYouMean: string | undefined;
+    let best = Infinity;
+    for (const candidate of known) {
+      const distance = editDistance(upper, candidate);
+      const allowed = candidate.length < 8 ? 1 : 2;
+      if (distance <= allowed && distance < best) {
+        best = distance;
+        didYouMean = candidate;
+      }
+    }
+    if (didYouMean !== undefined || OUR_PREFIXES.some((prefix) => upper.startsWith(prefix))) {
+      found.push({ name, didYouMean });
+    }
+  }
+  return found;
+}
+
+/**
+ * Optimal string alignment distance (Levenshtein with adjacent
+ * transpositions): `DATABSE_URL` is one edit from `DATABASE_URL`.
+ */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        value = Math.min(value, rows[i - 2]![j - 2]! + 1);
+      }
+      rows[i]![j] = value;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
 /** An exact browser origin: http(s), a host, an optional port, nothing else. */
 function isOrigin(value: string): boolean {
   try {
@@ -430,6 +540,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   checkRetentionCoversRetries(e);
+  const auth = Object.freeze(authConfig(e));
+  checkEmbeddedDatabase(e);
   return Object.freeze({
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
@@ -437,6 +549,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST ?? (e.NODE_ENV === 'production' ? '::' : '127.0.0.1'),
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),
+    migrateOnStart: e.MIGRATE_ON_START,
     database: Object.freeze({
       poolMax: e.DATABASE_POOL_MAX,
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
@@ -444,7 +557,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       replica: replicaConfig(e),
     }),
     seasonArchiveTimeoutMs: e.SEASON_ARCHIVE_TIMEOUT_MS,
-    auth: Object.freeze(authConfig(e)),
+    auth,
     authTokenCacheSeconds: e.AUTH_TOKEN_CACHE_SECONDS,
     serviceClientIds:
       e.SERVICE_CLIENT_IDS === undefined ? undefined : Object.freeze(list(e.SERVICE_CLIENT_IDS)),

@@ -1,9 +1,9 @@
 import type { Server, ServerResponse } from 'node:http';
 import { createDatabase } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
+import { migrateToLatest, pendingMigrations } from '../db/migrate.js';
 import { createApp } from './app.js';
 import { createAuthVerifier } from './auth/key-sources.js';
-import { loadConfigOrExit } from './config.js';
+import { loadConfigOrExit, unknownVariables } from './config.js';
 import { hardenServer } from './http/client-error.js';
 import { createLive } from './live/service.js';
 import { createLogger } from './logger.js';
@@ -12,13 +12,24 @@ import { connectRateLimitStore } from './rate-limit.js';
 import { stopTracing, tracingConfigured, tracingEnabled } from './telemetry/tracing.js';
 
 /**
- * The entry point: read config, migrate, listen. SIGTERM/SIGINT stop accepting
+ * The entry point: read config, migrate (unless MIGRATE_ON_START=false), listen. SIGTERM/SIGINT stop accepting
  * connections, let in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), close
  * the database and exit 0.
  */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
+  const unknown = unknownVariables(process.env);
+  if (unknown.length > 0) {
+    logger.warn(
+      { variables: unknown },
+      `unknown environment variables that look like this service's, ignored: ${unknown
+        .map(({ name, didYouMean }) =>
+          didYouMean ? `${name} (did you mean ${didYouMean}?)` : name,
+        )
+        .join(', ')} (the variables are listed in .env.example)`,
+    );
+  }
   const database = await createDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -47,8 +58,19 @@ async function main(): Promise<void> {
         '`node --import ./dist/src/telemetry/preload.js dist/src/server.js` (npm start does)',
     );
   }
-  const applied = await migrateToLatest(database.db);
-  if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+  if (config.migrateOnStart) {
+    const applied = await migrateToLatest(database.db);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+  } else {
+    const pending = await pendingMigrations(database.db);
+    if (pending.length > 0) {
+      await database.close();
+      throw new Error(
+        `${pending.length} migration(s) not applied (${pending.join(', ')}) and MIGRATE_ON_START=false: ` +
+          'run `npm run migrate` first, or start with MIGRATE_ON_START=true',
+      );
+    }
+  }
   const verifier = await createAuthVerifier(config.auth, { dataDir: config.dataDir, logger });
   if (config.auth.kind === 'dev') {
     logger.warn(

@@ -27,6 +27,8 @@ beforeAll(async () => {
     issuer,
     env: {
       NODE_ENV: 'production',
+      // The app gets its test database directly, whatever DATABASE_URL says.
+      ALLOW_EMBEDDED_DATABASE: 'true',
       AUTH_JWKS_URL: '',
       AUTH_HS256_SECRET: SECRET,
       AUTH_AUDIENCE: AUDIENCE,

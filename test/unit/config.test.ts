@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEV_ISSUER, loadConfig } from '../../src/config.js';
+import {
+  CONFIG_VARIABLES,
+  ConfigError,
+  DEV_ISSUER,
+  loadConfig,
+  unknownVariables,
+} from '../../src/config.js';
 
 describe('loadConfig', () => {
   it('defaults to the development identity provider and embedded database', () => {
@@ -186,7 +192,11 @@ describe('loadConfig', () => {
   });
 
   it('in production accepts an audience with https URLs, and plain http only on loopback', () => {
-    const production = { NODE_ENV: 'production', AUTH_AUDIENCE: 'api' };
+    const production = {
+      NODE_ENV: 'production',
+      AUTH_AUDIENCE: 'api',
+      DATABASE_URL: 'postgres://db.internal/profiles',
+    };
     expect(loadConfig({ ...production, AUTH_ISSUER: 'https://idp.example' }).auth).toEqual({
       kind: 'oidc',
       issuer: 'https://idp.example',
@@ -212,9 +222,99 @@ describe('loadConfig', () => {
     expect(loadConfig({}).host).toBe('127.0.0.1');
     expect(loadConfig({ NODE_ENV: 'test' }).host).toBe('127.0.0.1');
     expect(
-      loadConfig({ NODE_ENV: 'production', AUTH_ISSUER: 'https://i.example', AUTH_AUDIENCE: 'a' })
-        .host,
+      loadConfig({
+        NODE_ENV: 'production',
+        AUTH_ISSUER: 'https://i.example',
+        AUTH_AUDIENCE: 'a',
+        ALLOW_EMBEDDED_DATABASE: 'true',
+      }).host,
     ).toBe('::');
     expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+  });
+
+  it('in production refuses the embedded database unless ALLOW_EMBEDDED_DATABASE=true', () => {
+    const production = {
+      NODE_ENV: 'production',
+      AUTH_ISSUER: 'https://idp.example',
+      AUTH_AUDIENCE: 'api',
+    };
+    expect(() => loadConfig(production)).toThrow(ConfigError);
+    expect(() => loadConfig(production)).toThrow(
+      /DATABASE_URL is not set and NODE_ENV=production.*ALLOW_EMBEDDED_DATABASE=true/,
+    );
+    // A misspelt DATABASE_URL is no DATABASE_URL.
+    expect(() => loadConfig({ ...production, DATABSE_URL: 'postgres://db/x' })).toThrow(
+      /DATABASE_URL is not set/,
+    );
+    expect(() => loadConfig({ ...production, ALLOW_EMBEDDED_DATABASE: 'false' })).toThrow(
+      /DATABASE_URL is not set/,
+    );
+    expect(loadConfig({ ...production, ALLOW_EMBEDDED_DATABASE: 'TRUE' }).databaseUrl).toBe(
+      undefined,
+    );
+    expect(loadConfig({ ...production, DATABASE_URL: 'postgres://db/x' }).databaseUrl).toBe(
+      'postgres://db/x',
+    );
+    // Outside production the embedded database needs no permission.
+    expect(loadConfig({}).databaseUrl).toBeUndefined();
+    expect(() => loadConfig({ ALLOW_EMBEDDED_DATABASE: 'yes' })).toThrow(
+      /ALLOW_EMBEDDED_DATABASE must be true or false/,
+    );
+  });
+
+  it('migrates at start unless MIGRATE_ON_START=false', () => {
+    expect(loadConfig({}).migrateOnStart).toBe(true);
+    expect(loadConfig({ MIGRATE_ON_START: '' }).migrateOnStart).toBe(true);
+    expect(loadConfig({ MIGRATE_ON_START: 'false' }).migrateOnStart).toBe(false);
+    expect(loadConfig({ MIGRATE_ON_START: ' False ' }).migrateOnStart).toBe(false);
+    expect(() => loadConfig({ MIGRATE_ON_START: '0' })).toThrow(
+      /MIGRATE_ON_START must be true or false/,
+    );
+  });
+});
+
+describe('unknownVariables', () => {
+  it('names near misses of our variables with the one they were probably meant to be', () => {
+    expect(
+      unknownVariables({
+        DATABSE_URL: 'postgres://db/x',
+        LOG_LEVLE: 'debug',
+        WEBHOOK_SECRETS: 'x',
+        auth_issuer: 'https://idp.example',
+        PROT: '8080',
+      }),
+    ).toEqual([
+      { name: 'DATABSE_URL', didYouMean: 'DATABASE_URL' },
+      { name: 'LOG_LEVLE', didYouMean: 'LOG_LEVEL' },
+      { name: 'PROT', didYouMean: 'PORT' },
+      { name: 'WEBHOOK_SECRETS', didYouMean: 'WEBHOOK_SECRET' },
+      { name: 'auth_issuer', didYouMean: 'AUTH_ISSUER' },
+    ]);
+  });
+
+  it('names unknown variables with our prefixes, without a guess when none is close', () => {
+    expect(unknownVariables({ LIVE_STREAMS_MAXIMUM: '9', DATABASE_POOL_SIZE_LIMIT: '3' })).toEqual([
+      { name: 'DATABASE_POOL_SIZE_LIMIT', didYouMean: undefined },
+      { name: 'LIVE_STREAMS_MAXIMUM', didYouMean: undefined },
+    ]);
+  });
+
+  it("leaves our own variables and other software's alone", () => {
+    const env = {
+      ...Object.fromEntries(CONFIG_VARIABLES.map((name) => [name, ''])),
+      PATH: '/usr/bin',
+      HOME: '/root',
+      HOSTNAME: 'web-1',
+      USER: 'node',
+      NODE_OPTIONS: '--max-old-space-size=128',
+      NODE_EXTRA_CA_CERTS: '/ca.pem',
+      TEST_DATABASE_URL: 'postgres://db/test',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      npm_lifecycle_event: 'start',
+      PWD: '/app',
+      TERM: 'xterm',
+      LANG: 'C.UTF-8',
+    };
+    expect(unknownVariables(env)).toEqual([]);
   });
 });
