@@ -46,7 +46,7 @@ npm ci --ignore-scripts --no-audit --no-fund --prefer-offline
 npm run -s build
 npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 # (typescript and some @types stay: npm installs @trpc/server's peer dependencies.)
-for dev in tsx vitest prettier @types/pg; do
+for dev in tsx vitest prettier dependency-cruiser; do
   if [ -e "node_modules/${dev}" ]; then echo "dev dependency ${dev} left after prune" >&2; exit 1; fi
 done
 
