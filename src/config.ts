@@ -339,6 +339,7 @@ const OUR_PREFIXES = [
   'DATABASE_',
   'HANDLE_',
   'LIVE_',
+  'METRICS_',
   'MIGRATE_',
   'RATE_LIMIT_',
   'SEASON_ARCHIVE_',
