@@ -16,3 +16,6 @@ export const appRouter = mergeRouters(
 
 /** The type a TypeScript client imports: `import type { AppRouter } from 'user-profile-service'`. */
 export type AppRouter = typeof appRouter;
+
+/** What openapi.json's webhooks and asyncapi.json's streams are generated from. */
+export { LIVE_STREAMS, WEBHOOK_EVENTS } from './live-schemas.js';

@@ -5,9 +5,11 @@ import { teamFilterSchema } from '../src/domain/profile.js';
 import { CreditSourceSchema, LeaderboardEntrySchema, QuestProgressSchema } from './schemas.js';
 
 /**
- * Schemas of the live subscriptions (docs/LIVE.md). Subscriptions are served
- * over tRPC only (Server-Sent Events at GET /trpc/<procedure>): the OpenAPI
- * adapter has no streaming responses, so they are not in openapi.json.
+ * Schemas of the live subscriptions and webhooks (docs/LIVE.md).
+ * Subscriptions are served over tRPC only (Server-Sent Events at GET
+ * /trpc/<procedure>): the OpenAPI adapter has no streaming responses, so
+ * asyncapi.json describes them; openapi.json's `webhooks` describes the
+ * webhook bodies. Both are generated from these schemas (npm run openapi).
  */
 const time = z.iso.datetime();
 /** "0" or an outbox id, bounded to a positive bigint as every id that reaches a query is. */
@@ -39,16 +41,25 @@ export const LeaderboardEventsInput = z
  * Receivers ignore fields they do not know: the envelope may gain more (what
  * caused an award, when points come from activity as well as quests).
  */
-const event = <T extends string, D extends z.ZodType>(type: T, data: D) =>
-  z.object({
-    id: z.string(),
-    type: z.literal(type),
-    timestamp: time.meta({ description: 'When the write that caused it ran' }),
-    userId: z.uuid().meta({
-      description: 'Whose event it is: the user id of GET /api/user and of board entries',
-    }),
-    data,
-  });
+const event = <T extends string, D extends z.ZodType>(
+  type: T,
+  data: D,
+  meta: { id: string; description: string },
+) =>
+  z
+    .object({
+      id: z.string().meta({
+        description:
+          'The event id (the outbox id, a decimal string; the webhook-id header and the SSE id)',
+      }),
+      type: z.literal(type),
+      timestamp: time.meta({ description: 'When the write that caused it ran' }),
+      userId: z.uuid().meta({
+        description: 'Whose event it is: the user id of GET /api/user and of board entries',
+      }),
+      data,
+    })
+    .meta(meta);
 
 export const PointsAwardedEventSchema = event(
   'points_awarded',
@@ -61,6 +72,10 @@ export const PointsAwardedEventSchema = event(
     questId: z.string().nullable(),
     source: CreditSourceSchema,
   }),
+  {
+    id: 'PointsAwardedEvent',
+    description: "Points were added to the user's balance (or taken back: a negative delta).",
+  },
 );
 
 export const QuestCompletedEventSchema = event(
@@ -73,6 +88,10 @@ export const QuestCompletedEventSchema = event(
       .min(1)
       .meta({ description: 'The tier reached (1 for a one-tier quest)' }),
   }),
+  {
+    id: 'QuestCompletedEvent',
+    description: 'The user completed a quest, or reached a further tier of one.',
+  },
 );
 
 const streakData = {
@@ -81,7 +100,10 @@ const streakData = {
   best: z.number().int().min(0),
 };
 
-export const StreakExtendedEventSchema = event('streak_extended', z.object(streakData));
+export const StreakExtendedEventSchema = event('streak_extended', z.object(streakData), {
+  id: 'StreakExtendedEvent',
+  description: 'A streak of the user grew by one period.',
+});
 
 export const StreakLostEventSchema = event(
   'streak_lost',
@@ -89,6 +111,10 @@ export const StreakLostEventSchema = event(
     ...streakData,
     lost: z.number().int().min(1).meta({ description: 'The length of the streak that ended' }),
   }),
+  {
+    id: 'StreakLostEvent',
+    description: 'A streak of the user ended: a period passed without its activity.',
+  },
 );
 
 export const RankChangedEventSchema = event(
@@ -99,6 +125,11 @@ export const RankChangedEventSchema = event(
     rank: z.number().int().min(1),
     previousRank: z.number().int().min(1).nullable(),
   }),
+  {
+    id: 'RankChangedEvent',
+    description:
+      "The user's own rank moved on the whole board or their team's, after their points changed. Users pushed down by someone else's points are not told.",
+  },
 );
 
 export const AccountDeletedEventSchema = event(
@@ -108,6 +139,11 @@ export const AccountDeletedEventSchema = event(
       .uuid()
       .meta({ description: 'The id the deleted account had (the envelope’s userId)' }),
   }),
+  {
+    id: 'AccountDeletedEvent',
+    description:
+      'An account was deleted (its other events went with it): erase what you hold of this user. Webhooks only.',
+  },
 );
 
 export const ResyncEventSchema = event(
@@ -115,6 +151,11 @@ export const ResyncEventSchema = event(
   z.object({
     reason: z.string(),
   }),
+  {
+    id: 'ResyncEvent',
+    description:
+      "Streams only: the lastEventId resumed from is no longer retained; reload state from the read APIs and carry on from this message's id.",
+  },
 );
 
 /** One message of `myEvents` (and one webhook body). */
@@ -172,3 +213,45 @@ export function zIterable<T extends z.ZodType>(item: T) {
       for await (const value of iterable) yield (await item.parseAsync(value)) as z.output<T>;
     });
 }
+
+/**
+ * Every event a webhook receiver can get, one POST each (all but `resync`,
+ * which only a stream sends): the single source of openapi.json's `webhooks`.
+ */
+export const WEBHOOK_EVENTS = [
+  PointsAwardedEventSchema,
+  QuestCompletedEventSchema,
+  RankChangedEventSchema,
+  StreakExtendedEventSchema,
+  StreakLostEventSchema,
+  AccountDeletedEventSchema,
+].map((schema) => ({ type: schema.shape.type.value, schema }));
+
+/**
+ * The live subscriptions with their inputs and messages: the single source of
+ * asyncapi.json (src/asyncapi.ts). `tracked`: each message's SSE `id` is its
+ * event id, sent back to resume.
+ */
+export const LIVE_STREAMS = [
+  {
+    procedure: 'myEvents',
+    summary: 'The signed-in user’s events as they commit',
+    description:
+      'Each message is one of the user’s events (LiveEvent; every type but account_deleted). ' +
+      'Resume with the last id (Last-Event-ID header or the lastEventId input): the retained ' +
+      'events after it are replayed first.',
+    input: MyEventsInput,
+    message: LiveEventSchema,
+    tracked: true,
+  },
+  {
+    procedure: 'leaderboardEvents',
+    summary: 'A board’s top, when it changes',
+    description:
+      'The first message is the board’s current top; then one whenever it changes, at most ' +
+      'once a second.',
+    input: LeaderboardEventsInput,
+    message: LeaderboardUpdateSchema,
+    tracked: false,
+  },
+] as const;

@@ -1,23 +1,31 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { appRouter } from '../routers/index.js';
+import { appRouter, LIVE_STREAMS, WEBHOOK_EVENTS } from '../routers/index.js';
+import { buildAsyncApiDocument } from '../src/asyncapi.js';
 import { buildOpenApiDocument } from '../src/openapi.js';
 
 /**
- * `npm run openapi` writes openapi.json from the routers, and from it the
- * REST client types in test/clients/openapi-types.ts (openapi-typescript);
- * `npm run openapi:check` fails when either committed file differs from what
- * the routers generate (CI runs it, and a test does too).
+ * `npm run openapi` writes openapi.json from the routers (with the webhooks
+ * of routers/live-schemas.ts), from it the REST client types in
+ * test/clients/openapi-types.ts (openapi-typescript), and asyncapi.json (the
+ * live streams); `npm run openapi:check` fails when a committed file differs
+ * from what the routers generate (CI runs it, and a test does too).
  */
 export const OPENAPI_PATH = fileURLToPath(new URL('../openapi.json', import.meta.url));
+export const ASYNCAPI_PATH = fileURLToPath(new URL('../asyncapi.json', import.meta.url));
 export const OPENAPI_TYPES_PATH = fileURLToPath(
   new URL('../test/clients/openapi-types.ts', import.meta.url),
 );
 
 export function renderOpenApi(): string {
-  const document = buildOpenApiDocument(appRouter);
+  const document = buildOpenApiDocument(appRouter, { webhooks: WEBHOOK_EVENTS });
   return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+/** asyncapi.json: the live streams (AsyncAPI 3), from the same zod schemas. */
+export function renderAsyncApi(): string {
+  return `${JSON.stringify(buildAsyncApiDocument(LIVE_STREAMS), null, 2)}\n`;
 }
 
 export async function renderOpenApiTypes(openApiJson: string): Promise<string> {
@@ -33,6 +41,7 @@ async function main(): Promise<void> {
   const files: [string, string][] = [
     [OPENAPI_PATH, document],
     [OPENAPI_TYPES_PATH, await renderOpenApiTypes(document)],
+    [ASYNCAPI_PATH, renderAsyncApi()],
   ];
   if (process.argv.includes('--check')) {
     let stale = false;
@@ -44,7 +53,7 @@ async function main(): Promise<void> {
       }
     }
     if (stale) process.exit(1);
-    process.stdout.write('openapi.json and its client types are up to date\n');
+    process.stdout.write('openapi.json, its client types and asyncapi.json are up to date\n');
     return;
   }
   for (const [path, generated] of files) {

@@ -3,7 +3,7 @@ import express from 'express';
 import type { OpenApiRouter } from 'trpc-to-openapi';
 import type { Redis } from 'ioredis';
 import type { DatabaseHandle } from '../db/database.js';
-import { appRouter } from '../routers/index.js';
+import { appRouter, WEBHOOK_EVENTS } from '../routers/index.js';
 import { withTokenCache } from './auth/token-cache.js';
 import { createUserIdResolver } from './auth/user-ids.js';
 import { CatalogCache } from './services/catalog.js';
@@ -91,7 +91,10 @@ export function createApp({
     clock,
     live: { hub: live.hub, boards: live.boards },
   };
-  const openApiDocument = buildOpenApiDocument(router, { serverUrl: config.publicUrl ?? '/' });
+  const openApiDocument = buildOpenApiDocument(router, {
+    serverUrl: config.publicUrl ?? '/',
+    webhooks: WEBHOOK_EVENTS,
+  });
 
   const app = express();
   app.disable('x-powered-by');

@@ -398,7 +398,128 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    points_awarded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The points_awarded event
+         * @description Points were added to the user's balance (or taken back: a negative delta). The body is the event message (LiveEvent); receivers ignore fields they do not know.
+         */
+        post: operations["pointsAwardedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    quest_completed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The quest_completed event
+         * @description The user completed a quest, or reached a further tier of one. The body is the event message (LiveEvent); receivers ignore fields they do not know.
+         */
+        post: operations["questCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    rank_changed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The rank_changed event
+         * @description The user's own rank moved on the whole board or their team's, after their points changed. Users pushed down by someone else's points are not told. The body is the event message (LiveEvent); receivers ignore fields they do not know.
+         */
+        post: operations["rankChangedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    streak_extended: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The streak_extended event
+         * @description A streak of the user grew by one period. The body is the event message (LiveEvent); receivers ignore fields they do not know.
+         */
+        post: operations["streakExtendedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    streak_lost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The streak_lost event
+         * @description A streak of the user ended: a period passed without its activity. The body is the event message (LiveEvent); receivers ignore fields they do not know.
+         */
+        post: operations["streakLostWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    account_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The account_deleted event
+         * @description An account was deleted (its other events went with it): erase what you hold of this user. Webhooks only. The body is the event message (LiveEvent); receivers ignore fields they do not know.
+         */
+        post: operations["accountDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         EventInput: {
@@ -1260,6 +1381,157 @@ export interface components {
              * @enum {unknown}
              */
             database: "postgres" | "pglite";
+        };
+        /** @description Points were added to the user's balance (or taken back: a negative delta). */
+        PointsAwardedEvent: {
+            /** @description The event id (the outbox id, a decimal string; the webhook-id header and the SSE id) */
+            id: string;
+            /** @constant */
+            type: "points_awarded";
+            /**
+             * Format: date-time
+             * @description When the write that caused it ran
+             */
+            timestamp: string;
+            /**
+             * Format: uuid
+             * @description Whose event it is: the user id of GET /api/user and of board entries
+             */
+            userId: string;
+            data: {
+                /** @description The points added (negative for a reversal or a debit) */
+                delta: number;
+                /** @description The balance right after this award */
+                balance: number;
+                questId: string | null;
+                source: components["schemas"]["CreditSource"];
+            };
+        };
+        /** @description The user completed a quest, or reached a further tier of one. */
+        QuestCompletedEvent: {
+            /** @description The event id (the outbox id, a decimal string; the webhook-id header and the SSE id) */
+            id: string;
+            /** @constant */
+            type: "quest_completed";
+            /**
+             * Format: date-time
+             * @description When the write that caused it ran
+             */
+            timestamp: string;
+            /**
+             * Format: uuid
+             * @description Whose event it is: the user id of GET /api/user and of board entries
+             */
+            userId: string;
+            data: {
+                quest: components["schemas"]["QuestProgress"];
+                /** @description The tier reached (1 for a one-tier quest) */
+                tier: number;
+            };
+        };
+        /** @description The user's own rank moved on the whole board or their team's, after their points changed. Users pushed down by someone else's points are not told. */
+        RankChangedEvent: {
+            /** @description The event id (the outbox id, a decimal string; the webhook-id header and the SSE id) */
+            id: string;
+            /** @constant */
+            type: "rank_changed";
+            /**
+             * Format: date-time
+             * @description When the write that caused it ran
+             */
+            timestamp: string;
+            /**
+             * Format: uuid
+             * @description Whose event it is: the user id of GET /api/user and of board entries
+             */
+            userId: string;
+            data: {
+                /** @enum {string} */
+                board: "global" | "team";
+                team: string | null;
+                rank: number;
+                previousRank: number | null;
+            };
+        };
+        /** @description A streak of the user grew by one period. */
+        StreakExtendedEvent: {
+            /** @description The event id (the outbox id, a decimal string; the webhook-id header and the SSE id) */
+            id: string;
+            /** @constant */
+            type: "streak_extended";
+            /**
+             * Format: date-time
+             * @description When the write that caused it ran
+             */
+            timestamp: string;
+            /**
+             * Format: uuid
+             * @description Whose event it is: the user id of GET /api/user and of board entries
+             */
+            userId: string;
+            data: {
+                streak: {
+                    id: string;
+                    title: string;
+                    /** @enum {string} */
+                    period: "day" | "week";
+                };
+                current: number;
+                best: number;
+            };
+        };
+        /** @description A streak of the user ended: a period passed without its activity. */
+        StreakLostEvent: {
+            /** @description The event id (the outbox id, a decimal string; the webhook-id header and the SSE id) */
+            id: string;
+            /** @constant */
+            type: "streak_lost";
+            /**
+             * Format: date-time
+             * @description When the write that caused it ran
+             */
+            timestamp: string;
+            /**
+             * Format: uuid
+             * @description Whose event it is: the user id of GET /api/user and of board entries
+             */
+            userId: string;
+            data: {
+                streak: {
+                    id: string;
+                    title: string;
+                    /** @enum {string} */
+                    period: "day" | "week";
+                };
+                current: number;
+                best: number;
+                /** @description The length of the streak that ended */
+                lost: number;
+            };
+        };
+        /** @description An account was deleted (its other events went with it): erase what you hold of this user. Webhooks only. */
+        AccountDeletedEvent: {
+            /** @description The event id (the outbox id, a decimal string; the webhook-id header and the SSE id) */
+            id: string;
+            /** @constant */
+            type: "account_deleted";
+            /**
+             * Format: date-time
+             * @description When the write that caused it ran
+             */
+            timestamp: string;
+            /**
+             * Format: uuid
+             * @description Whose event it is: the user id of GET /api/user and of board entries
+             */
+            userId: string;
+            data: {
+                /**
+                 * Format: uuid
+                 * @description The id the deleted account had (the envelope’s userId)
+                 */
+                userId: string;
+            };
         };
     };
     responses: never;
@@ -3536,6 +3808,330 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
+            };
+        };
+    };
+    pointsAwardedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (the body’s `id`): the same on every retry of the event. Delivery is at least once: dedupe on it.
+                 * @example 7
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the epoch. Refuse one far from your clock (Standard Webhooks libraries allow 5 minutes) against replays.
+                 * @example 1795651267
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the endpoint’s secret (the base64 after `whsec_`); two while a changed secret overlaps the old one. Any Standard Webhooks library verifies it.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OBSERVABILITY.md). */
+                traceparent?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PointsAwardedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: the event is not sent again. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Counted as a failure, like no answer within 10 s: retried after 1 s, 2 s, 4 s, … (at most 1 h apart) for WEBHOOK_RETRY_FOR_SECONDS after the event, then given up. The user’s next event waits meanwhile. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Counted as a failure, like no answer within 10 s: retried after 1 s, 2 s, 4 s, … (at most 1 h apart) for WEBHOOK_RETRY_FOR_SECONDS after the event, then given up. The user’s next event waits meanwhile. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    questCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (the body’s `id`): the same on every retry of the event. Delivery is at least once: dedupe on it.
+                 * @example 7
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the epoch. Refuse one far from your clock (Standard Webhooks libraries allow 5 minutes) against replays.
+                 * @example 1795651267
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the endpoint’s secret (the base64 after `whsec_`); two while a changed secret overlaps the old one. Any Standard Webhooks library verifies it.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OBSERVABILITY.md). */
+                traceparent?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuestCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: the event is not sent again. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Counted as a failure, like no answer within 10 s: retried after 1 s, 2 s, 4 s, … (at most 1 h apart) for WEBHOOK_RETRY_FOR_SECONDS after the event, then given up. The user’s next event waits meanwhile. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Counted as a failure, like no answer within 10 s: retried after 1 s, 2 s, 4 s, … (at most 1 h apart) for WEBHOOK_RETRY_FOR_SECONDS after the event, then given up. The user’s next event waits meanwhile. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    rankChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (the body’s `id`): the same on every retry of the event. Delivery is at least once: dedupe on it.
+                 * @example 7
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the epoch. Refuse one far from your clock (Standard Webhooks libraries allow 5 minutes) against replays.
+                 * @example 1795651267
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the endpoint’s secret (the base64 after `whsec_`); two while a changed secret overlaps the old one. Any Standard Webhooks library verifies it.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OBSERVABILITY.md). */
+                traceparent?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RankChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: the event is not sent again. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Counted as a failure, like no answer within 10 s: retried after 1 s, 2 s, 4 s, … (at most 1 h apart) for WEBHOOK_RETRY_FOR_SECONDS after the event, then given up. The user’s next event waits meanwhile. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Counted as a failure, like no answer within 10 s: retried after 1 s, 2 s, 4 s, … (at most 1 h apart) for WEBHOOK_RETRY_FOR_SECONDS after the event, then given up. The user’s next event waits meanwhile. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    streakExtendedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (the body’s `id`): the same on every retry of the event. Delivery is at least once: dedupe on it.
+                 * @example 7
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the epoch. Refuse one far from your clock (Standard Webhooks libraries allow 5 minutes) against replays.
+                 * @example 1795651267
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the endpoint’s secret (the base64 after `whsec_`); two while a changed secret overlaps the old one. Any Standard Webhooks library verifies it.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OBSERVABILITY.md). */
+                traceparent?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StreakExtendedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: the event is not sent again. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Counted as a failure, like no answer within 10 s: retried after 1 s, 2 s, 4 s, … (at most 1 h apart) for WEBHOOK_RETRY_FOR_SECONDS after the event, then given up. The user’s next event waits meanwhile. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Counted as a failure, like no answer within 10 s: retried after 1 s, 2 s, 4 s, … (at most 1 h apart) for WEBHOOK_RETRY_FOR_SECONDS after the event, then given up. The user’s next event waits meanwhile. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    streakLostWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (the body’s `id`): the same on every retry of the event. Delivery is at least once: dedupe on it.
+                 * @example 7
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the epoch. Refuse one far from your clock (Standard Webhooks libraries allow 5 minutes) against replays.
+                 * @example 1795651267
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the endpoint’s secret (the base64 after `whsec_`); two while a changed secret overlaps the old one. Any Standard Webhooks library verifies it.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OBSERVABILITY.md). */
+                traceparent?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StreakLostEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: the event is not sent again. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Counted as a failure, like no answer within 10 s: retried after 1 s, 2 s, 4 s, … (at most 1 h apart) for WEBHOOK_RETRY_FOR_SECONDS after the event, then given up. The user’s next event waits meanwhile. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Counted as a failure, like no answer within 10 s: retried after 1 s, 2 s, 4 s, … (at most 1 h apart) for WEBHOOK_RETRY_FOR_SECONDS after the event, then given up. The user’s next event waits meanwhile. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    accountDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (the body’s `id`): the same on every retry of the event. Delivery is at least once: dedupe on it.
+                 * @example 7
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the epoch. Refuse one far from your clock (Standard Webhooks libraries allow 5 minutes) against replays.
+                 * @example 1795651267
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the endpoint’s secret (the base64 after `whsec_`); two while a changed secret overlaps the old one. Any Standard Webhooks library verifies it.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OBSERVABILITY.md). */
+                traceparent?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: the event is not sent again. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Counted as a failure, like no answer within 10 s: retried after 1 s, 2 s, 4 s, … (at most 1 h apart) for WEBHOOK_RETRY_FOR_SECONDS after the event, then given up. The user’s next event waits meanwhile. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Counted as a failure, like no answer within 10 s: retried after 1 s, 2 s, 4 s, … (at most 1 h apart) for WEBHOOK_RETRY_FOR_SECONDS after the event, then given up. The user’s next event waits meanwhile. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

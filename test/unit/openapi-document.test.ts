@@ -117,7 +117,7 @@ describe('an operation declared in its procedure', () => {
 
   it('refuses an operation without a tag, with an unknown one, or without its error statuses', () => {
     expect(() => buildOpenApiDocument(news({ errorResponses: [401] }))).toThrow(
-      'teamNews: meta.openapi.tags must be one of user, leaderboard, events, admin, health',
+      'teamNews: meta.openapi.tags must be one of user, leaderboard, events, admin, webhooks, health',
     );
     expect(() => buildOpenApiDocument(news({ tags: ['news'], errorResponses: [401] }))).toThrow(
       'teamNews: meta.openapi.tags must be one of',

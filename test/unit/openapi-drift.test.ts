@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import {
+  ASYNCAPI_PATH,
   OPENAPI_PATH,
   OPENAPI_TYPES_PATH,
+  renderAsyncApi,
   renderOpenApi,
   renderOpenApiTypes,
 } from '../../scripts/openapi.js';
@@ -16,5 +18,10 @@ describe('committed openapi.json', () => {
   it('has REST client types generated from it (test/clients/openapi-types.ts)', async () => {
     const committed = await readFile(OPENAPI_TYPES_PATH, 'utf8');
     expect(committed).toBe(await renderOpenApiTypes(renderOpenApi()));
+  });
+
+  it('has asyncapi.json beside it, generated from the same schemas', async () => {
+    const committed = await readFile(ASYNCAPI_PATH, 'utf8');
+    expect(committed).toBe(renderAsyncApi());
   });
 });
