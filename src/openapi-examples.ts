@@ -212,16 +212,22 @@ export const REQUEST_EXAMPLES: Record<string, Examples> = {
     },
   },
   onboardProfile: {
+    // The prefilled example claims no handle: handles are unique, so a fixed
+    // one would answer 409 HANDLE_TAKEN to every reader but the first.
     onboard: {
-      summary: 'Onboard with a handle, a team and a profile page',
+      summary: 'Onboard with a team and a profile page',
       value: {
         name: 'Alice Martin',
-        handle: '@alice',
         location: 'London',
         favoriteSport: 'Football',
         favoriteTeam: 'Arsenal',
         profileUrl: 'https://alice.example.com/',
       },
+    },
+    withHandle: {
+      summary:
+        'Also claim a handle: replace it with your own (one someone holds is 409 HANDLE_TAKEN)',
+      value: { name: 'Alice Martin', handle: '@pick_your_own', favoriteTeam: 'Arsenal' },
     },
   },
   recordEvents: {

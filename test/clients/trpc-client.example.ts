@@ -1,11 +1,12 @@
 import { createTRPCClient, httpLink } from '@trpc/client';
 import type { AppRouter } from 'user-profile-service';
 
-export async function onboardOverTrpc(baseUrl: string, token: string) {
+/** `handle` is the fan's own pick: handles are unique, one someone holds is 409 HANDLE_TAKEN. */
+export async function onboardOverTrpc(baseUrl: string, token: string, handle: string) {
   const api = createTRPCClient<AppRouter>({
     links: [httpLink({ url: `${baseUrl}/trpc`, headers: { authorization: `Bearer ${token}` } })],
   });
-  const { data: user } = await api.updateUser.mutate({ handle: '@alice', favoriteTeam: 'Arsenal' });
+  const { data: user } = await api.updateUser.mutate({ handle, favoriteTeam: 'Arsenal' });
   const { data } = await api.onboardProfile.mutate({ name: 'Alice' });
   return { handle: user.handle, points: data.user.points, rank: data.leaderboardEntry.rank };
 }

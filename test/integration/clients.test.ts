@@ -163,19 +163,16 @@ describe('README usage sections', () => {
     const [snippet] = codeBlocks(readmeSection('### The typed tRPC client'), 'ts');
     const file = await readFile(new URL('../clients/trpc-client.example.ts', import.meta.url));
     expect(snippet).toBe(file.toString('utf8'));
-    const token = await app.token();
-    const result = await onboardOverTrpc(app.url, token);
-    expect(result).toEqual({ handle: 'alice', points: 150, rank: expect.any(Number) });
-    // Free "alice" for the README's curl commands below: give it up, and let
-    // the reservation for its previous owner lapse (HANDLE_RESERVE_DAYS).
-    await app
-      .trpc(token)
-      .updateUser.mutate({ handle: uniqueSubject('a').replaceAll('-', '_').slice(0, 30) });
-    await app.db
-      .updateTable('handleClaims')
-      .set({ reservedUntil: new Date() })
-      .where('handleKey', '=', 'alice')
-      .execute();
+    const handle = uniqueSubject('fan').replaceAll('-', '_').slice(0, 30);
+    const result = await onboardOverTrpc(app.url, await app.token(), `@${handle}`);
+    expect(result).toEqual({ handle, points: 150, rank: expect.any(Number) });
+    // The handle is the caller's: a second fan following the example with their own pick
+    // gets theirs, and one who copies the first fan's gets 409 HANDLE_TAKEN.
+    const other = uniqueSubject('fan').replaceAll('-', '_').slice(0, 30);
+    expect((await onboardOverTrpc(app.url, await app.token(), `@${other}`)).handle).toBe(other);
+    await expect(onboardOverTrpc(app.url, await app.token(), `@${handle}`)).rejects.toMatchObject({
+      data: { errorCode: 'HANDLE_TAKEN' },
+    });
   });
 
   it('shows the events client example byte for byte, and it runs', async () => {

@@ -134,7 +134,8 @@ describe('GET /docs — in a browser', () => {
         expect(onboard.prefilled).toEqual(REQUEST_EXAMPLES.onboardProfile!.onboard!.value);
         expect(onboard.status).toMatch(/^201/);
         expect(onboard.shown.success).toBe(true);
-        expect(onboard.shown.data.user).toMatchObject({ name: 'Alice Martin', handle: 'alice' });
+        // The prefilled example claims no handle, so every reader can follow it.
+        expect(onboard.shown.data.user).toMatchObject({ name: 'Alice Martin', handle: null });
         expect(onboard.shown.data.user.onboardedAt).not.toBeNull();
         expect(onboard.shown.data.questSync.pointsAwarded).toBeGreaterThan(0);
 

@@ -72,4 +72,42 @@ describe('the request examples in openapi.json', () => {
       expect(response.body.success).toBe(true);
     },
   );
+
+  // Swagger UI prefills an operation's first example: following it must work for every
+  // reader, not only the first (a fixed handle would be 409 HANDLE_TAKEN for the rest).
+  const prefilled = requestExamples.filter(
+    (example, index) =>
+      example.scope === undefined &&
+      requestExamples.findIndex(
+        (other) =>
+          other.label.split(' ').slice(0, 2).join(' ') ===
+          example.label.split(' ').slice(0, 2).join(' '),
+      ) === index,
+  );
+
+  it.each(prefilled)(
+    '$label also succeeds for the next reader',
+    async ({ path, method, value, successes }) => {
+      for (const reader of [await app.token(), await app.token()]) {
+        const response = await app.request(method, await concretePath(path), {
+          token: reader,
+          body: value,
+        });
+        expect(successes).toContain(response.status);
+      }
+    },
+  );
+
+  it('a request example that claims a handle tells the reader to pick their own', () => {
+    const claiming = requestExamples.filter(
+      ({ value }) => typeof (value as { handle?: unknown } | null)?.handle === 'string',
+    );
+    for (const { path, method, label } of claiming) {
+      const operation = document.paths[path][method.toLowerCase()] as Json;
+      const name = label.split(' ')[2]!;
+      const example = operation.requestBody.content['application/json'].examples[name] as Json;
+      expect(example.summary).toMatch(/your own/);
+      expect(prefilled.map((other) => other.label)).not.toContain(label);
+    }
+  });
 });
