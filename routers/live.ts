@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { toLiveEventMessage } from '../src/live/messages.js';
 import type { RankedEntry } from '../db/queries/leaderboard.js';
 import { openBoardEvents, openUserEvents, type UserStreamItem } from '../src/live/streams.js';
+import { toStreamError } from '../src/error-mapping.js';
 import { protectedProcedure, router } from '../src/trpc/init.js';
 import { toLeaderboardEntry } from './dto.js';
 import {
@@ -33,26 +34,35 @@ function toMessage(item: UserStreamItem, userId: string): LiveEventMessage {
 }
 
 async function* messages(items: AsyncIterable<UserStreamItem>, userId: string) {
-  for await (const item of items) {
-    const message = toMessage(item, userId);
-    yield tracked(message.id, message);
+  try {
+    for await (const item of items) {
+      const message = toMessage(item, userId);
+      yield tracked(message.id, message);
+    }
+  } catch (error) {
+    throw toStreamError(error);
   }
 }
 
 async function* updates(entries: AsyncIterable<RankedEntry[]>, team: string | undefined) {
-  for await (const top of entries) {
-    yield {
-      board: team === undefined ? ('global' as const) : ('team' as const),
-      team: team ?? null,
-      timestamp: new Date().toISOString(),
-      entries: top.map(toLeaderboardEntry),
-    };
+  try {
+    for await (const top of entries) {
+      yield {
+        board: team === undefined ? ('global' as const) : ('team' as const),
+        team: team ?? null,
+        timestamp: new Date().toISOString(),
+        entries: top.map(toLeaderboardEntry),
+      };
+    }
+  } catch (error) {
+    throw toStreamError(error);
   }
 }
 
 /**
  * Live subscriptions over Server-Sent Events (tRPC only: GET /trpc/myEvents,
- * GET /trpc/leaderboardEvents, served by src/http/sse.ts). Authenticated like
+ * GET /trpc/leaderboardEvents, served by tRPC's Express adapter like every
+ * other /trpc request). Authenticated like
  * every procedure, by the Authorization header or, for a browser's
  * EventSource, the `token` connection parameter. Each resolver opens its
  * stream (limits, token expiry, the user's existence) before it returns, so
@@ -63,9 +73,11 @@ export const liveRouter = router({
   myEvents: protectedProcedure
     .input(MyEventsInput)
     .output(zTrackedIterable(LiveEventSchema))
-    .subscription(async ({ ctx, input, signal }) =>
+    .subscription(async ({ ctx, input, signal, path }) =>
       messages(
         await openUserEvents(ctx.deps.live.hub, ctx.deps.db, {
+          procedure: path,
+          logger: ctx.logger,
           userId: ctx.userId,
           ip: ctx.ip,
           lastEventId: input?.lastEventId,
@@ -80,9 +92,11 @@ export const liveRouter = router({
   leaderboardEvents: protectedProcedure
     .input(LeaderboardEventsInput)
     .output(zIterable(LeaderboardUpdateSchema))
-    .subscription(async ({ ctx, input, signal }) =>
+    .subscription(async ({ ctx, input, signal, path }) =>
       updates(
         await openBoardEvents(ctx.deps.live.hub, ctx.deps.live.boards, {
+          procedure: path,
+          logger: ctx.logger,
           userId: ctx.userId,
           ip: ctx.ip,
           team: input?.team,

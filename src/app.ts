@@ -23,7 +23,7 @@ import { restHandler } from './http/rest-face.js';
 import { corsPolicy, securityHeaders } from './http/security.js';
 import { errorHandler, sendError } from './http/send-error.js';
 import { trpcBatchLimit } from './http/trpc-batch.js';
-import { trpcHandler, trpcSubscriptions } from './http/trpc-face.js';
+import { trpcHandler } from './http/trpc-face.js';
 import { AppError } from './app-error.js';
 import type { Live } from './live/service.js';
 import type { Logger } from './logger.js';
@@ -134,7 +134,6 @@ export function createApp({
     trpcBatchLimit(),
     ipLimit,
     trpcBodyGuard(limits),
-    trpcSubscriptions(deps, router),
     trpcHandler(deps, router, limits),
   );
   // The OpenAPI adapter answers every path it does not know with a 404, so it comes last.

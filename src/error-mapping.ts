@@ -110,6 +110,19 @@ export function toTRPCError(error: AppError): TRPCError {
   });
 }
 
+/**
+ * What a subscription's iterator throws once its stream runs: the TRPCError
+ * of the error's contract code, as the procedure's middleware makes of an
+ * error thrown while the stream opens (without it tRPC would send any error
+ * as INTERNAL_SERVER_ERROR, which its client retries forever). An abort
+ * stays one: tRPC ends such a stream quietly.
+ */
+export function toStreamError(error: unknown): unknown {
+  const aborted =
+    typeof error === 'object' && error !== null && 'name' in error && error.name === 'AbortError';
+  return aborted ? error : toTRPCError(toAppError(error));
+}
+
 export function errorStatus(error: AppError): number {
   return ERROR_TABLE[error.code].status;
 }

@@ -23,6 +23,22 @@ export interface HubLimits {
 }
 
 /**
+ * Why a stream ended, as its closing log line says (src/live/streams.ts):
+ * `cap` is a stream refused at a limit, `slow reader` one dropped for falling
+ * LIVE_STREAM_QUEUE events behind, `notifications lost` the listening
+ * connection's reconnect, `error` anything else that ended it.
+ */
+export type StreamEndReason =
+  | 'client closed'
+  | 'account deleted'
+  | 'token expired'
+  | 'cap'
+  | 'slow reader'
+  | 'server shutdown'
+  | 'notifications lost'
+  | 'error';
+
+/**
  * Ends a stream whose client is gone (or is being cut off): tRPC ends such a
  * stream quietly instead of trying to send an error nobody can read.
  */
@@ -56,6 +72,10 @@ export class StreamInbox {
   readonly #queue: OutboxEvent[] = [];
   #waiter: (() => void) | undefined;
   #ended: Error | undefined;
+  /** Why the hub (or the client's going away) ended the stream, once it did. */
+  endReason: StreamEndReason | undefined;
+  /** Set once the inbox was unregistered. */
+  closed = false;
   /** The newest id queued or delivered: older ones pushed again are not queued. */
   #lastId: string | undefined;
   /**
@@ -92,7 +112,10 @@ export class StreamInbox {
     if (this.#queue.length >= this.maxQueue) {
       // Its socket is full, so no error message could reach it: cut it off;
       // the client reconnects with its last event id.
-      this.end(abortReason(`The stream fell ${this.maxQueue} events behind and was dropped`));
+      this.end(
+        abortReason(`The stream fell ${this.maxQueue} events behind and was dropped`),
+        'slow reader',
+      );
       this.onDropped();
       return;
     }
@@ -106,10 +129,11 @@ export class StreamInbox {
     this.#wake();
   }
 
-  /** Ends the stream: the reader's next `next()` throws `reason`. */
-  end(reason: Error): void {
+  /** Ends the stream: the reader's next `next()` throws `error`. */
+  end(error: Error, reason: StreamEndReason): void {
     if (this.#ended) return;
-    this.#ended = reason;
+    this.#ended = error;
+    this.endReason = reason;
     this.#queue.length = 0;
     this.close();
     this.#wake();
@@ -138,6 +162,7 @@ export class StreamInbox {
 
   /** Unregisters the inbox from the hub. Safe to call more than once. */
   close(): void {
+    this.closed = true;
     this.onClose(this);
   }
 
@@ -207,11 +232,17 @@ export class LiveHub {
               retryAfterSeconds: 1,
             },
           ),
+          'notifications lost',
         );
         for (const listener of this.#lostListeners) listener();
       },
       onError: (err) => this.logger.warn({ err }, 'live: listening connection lost'),
     });
+  }
+
+  /** Set once close() began: no stream opens any more. */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /** Open streams on this instance. */
@@ -329,13 +360,14 @@ export class LiveHub {
       new AppError('UNAVAILABLE', 'The server is shutting down; reconnect with lastEventId', {
         retryAfterSeconds: 1,
       }),
+      'server shutdown',
     );
     await this.#unlisten?.();
   }
 
-  #endAll(reason: Error): void {
+  #endAll(error: Error, reason: StreamEndReason): void {
     for (const set of [...this.#byUser.values()]) {
-      for (const inbox of [...set]) inbox.end(reason);
+      for (const inbox of [...set]) inbox.end(error, reason);
     }
   }
 
@@ -378,7 +410,7 @@ export class LiveHub {
    */
   #accountDeleted(userId: string): void {
     const reason = new AppError('NOT_FOUND', 'The account was deleted');
-    for (const inbox of [...(this.#byUser.get(userId) ?? [])]) inbox.end(reason);
+    for (const inbox of [...(this.#byUser.get(userId) ?? [])]) inbox.end(reason, 'account deleted');
     for (const listener of this.#deletionListeners) listener(userId);
   }
 }

@@ -4,7 +4,8 @@ import type { RankedEntry } from '../../db/queries/leaderboard.js';
 import type { Database } from '../../db/schema.js';
 import { AppError, UserGoneError } from '../app-error.js';
 import { BOARD_MIN_INTERVAL_MS, sameEntries, type BoardWatch, type LiveBoards } from './boards.js';
-import { abortReason, type LiveHub, type StreamInbox } from './hub.js';
+import type { Logger } from '../logger.js';
+import { abortReason, type LiveHub, type StreamEndReason, type StreamInbox } from './hub.js';
 
 /** Events read from the outbox per query while replaying. */
 export const REPLAY_BATCH = 500;
@@ -12,6 +13,10 @@ export const REPLAY_BATCH = 500;
 export type UserStreamItem = { kind: 'event'; event: OutboxEvent } | { kind: 'resync'; id: string };
 
 export interface StreamOptions {
+  /** The subscription's path (`myEvents`, `leaderboardEvents`), for the closing log line. */
+  procedure: string;
+  /** Where the stream's closing line goes (the request's logger). */
+  logger: Logger;
   userId: string;
   /** The client's address, counted against the per-IP stream limit. */
   ip: string | undefined;
@@ -28,16 +33,75 @@ export interface StreamOptions {
  * `signal` aborts (a generator blocked on it would never see `return()`,
  * and one never started never runs its `finally`). A token that has expired
  * already opens nothing: its stream would end at once, and a client told so
- * would only be back with the same token.
+ * would only be back with the same token. A refusal is logged as the
+ * stream's end (`cap`, `token expired`, `server shutdown`).
  */
-function openInbox(hub: LiveHub, kind: 'user' | 'board', options: StreamOptions): StreamInbox {
-  if (Date.now() >= options.expiresAtMs) throw expired();
-  const inbox = hub.open(options.userId, kind, options.ip, options.onDropped);
+function openInbox(
+  hub: LiveHub,
+  kind: 'user' | 'board',
+  options: StreamOptions,
+  openedAt: number,
+): StreamInbox {
+  let inbox: StreamInbox;
+  try {
+    if (openedAt >= options.expiresAtMs) throw expired();
+    inbox = hub.open(options.userId, kind, options.ip, options.onDropped);
+  } catch (error) {
+    logEnd(options, endReasonOf(undefined, error, hub), openedAt);
+    throw error;
+  }
   const { signal } = options;
-  const onAbort = () => inbox.end(abortReason('The client went away'));
+  const onAbort = () => inbox.end(abortReason('The client went away'), 'client closed');
   if (signal?.aborted) onAbort();
   signal?.addEventListener('abort', onAbort, { once: true });
   return inbox;
+}
+
+/**
+ * Why a stream ended: what the hub ended it for, else what its generator
+ * threw (an expired token; anything else is an `error`), else its client
+ * went away (tRPC returns the iterator when the response closes).
+ */
+function endReasonOf(
+  inbox: StreamInbox | undefined,
+  thrown: unknown,
+  hub: LiveHub,
+): StreamEndReason {
+  if (inbox?.endReason) return inbox.endReason;
+  if (thrown === undefined) return 'client closed';
+  if (thrown instanceof AppError) {
+    if (thrown.code === 'UNAUTHENTICATED') return 'token expired';
+    if (thrown.code === 'NOT_FOUND') return 'account deleted';
+    if (thrown.code === 'RATE_LIMITED') return 'cap';
+    if (thrown.code === 'UNAVAILABLE') return hub.closed ? 'server shutdown' : 'cap';
+  }
+  return 'error';
+}
+
+/** The one line a stream leaves when it ends (or is refused). */
+function logEnd(options: StreamOptions, reason: StreamEndReason, openedAt: number): void {
+  options.logger.info(
+    {
+      procedure: options.procedure,
+      userId: options.userId,
+      reason,
+      durationMs: Date.now() - openedAt,
+    },
+    'live stream closed',
+  );
+}
+
+/** Closes a stream's inbox and logs why it ended (once: closing again does nothing). */
+function finish(
+  hub: LiveHub,
+  inbox: StreamInbox,
+  options: StreamOptions,
+  openedAt: number,
+  thrown: unknown,
+): void {
+  if (inbox.closed) return;
+  inbox.close();
+  logEnd(options, endReasonOf(inbox, thrown, hub), openedAt);
 }
 
 function expired(): AppError {
@@ -70,30 +134,30 @@ export async function openUserEvents(
   db: Kysely<Database>,
   options: StreamOptions & { lastEventId: string | undefined },
 ): Promise<AsyncGenerator<UserStreamItem>> {
-  const inbox = openInbox(hub, 'user', options);
+  const openedAt = Date.now();
+  const inbox = openInbox(hub, 'user', options, openedAt);
   let newest: string | undefined;
   try {
     newest = await newestEventOf(db, options.userId);
+    if (newest === undefined) throw new UserGoneError();
   } catch (error) {
-    inbox.close();
+    finish(hub, inbox, options, openedAt, error);
     throw error;
   }
-  if (newest === undefined) {
-    inbox.close();
-    throw new UserGoneError();
-  }
   if (options.lastEventId === undefined) inbox.delivered(newest);
-  return userEvents(inbox, db, options.userId, options.lastEventId, newest, options.expiresAtMs);
+  return userEvents(hub, inbox, db, options, newest, openedAt);
 }
 
 async function* userEvents(
+  hub: LiveHub,
   inbox: StreamInbox,
   db: Kysely<Database>,
-  userId: string,
-  lastEventId: string | undefined,
+  options: StreamOptions & { lastEventId: string | undefined },
   newest: string,
-  expiresAtMs: number,
+  openedAt: number,
 ): AsyncGenerator<UserStreamItem> {
+  const { userId, lastEventId, expiresAtMs } = options;
+  let thrown: unknown;
   try {
     if (lastEventId !== undefined) {
       if (lastEventId === '0' || (await hasEvent(db, userId, lastEventId))) {
@@ -117,8 +181,11 @@ async function* userEvents(
       const event = await inbox.next(expiresAtMs);
       if (event) yield { kind: 'event', event };
     }
+  } catch (error) {
+    thrown = error;
+    throw error;
   } finally {
-    inbox.close();
+    finish(hub, inbox, options, openedAt, thrown);
   }
 }
 
@@ -133,22 +200,27 @@ export async function openBoardEvents(
   boards: LiveBoards,
   options: StreamOptions & { team: string | undefined; top: number },
 ): Promise<AsyncGenerator<RankedEntry[]>> {
-  const inbox = openInbox(hub, 'board', options);
+  const openedAt = Date.now();
+  const inbox = openInbox(hub, 'board', options, openedAt);
   let watch: BoardWatch;
   try {
     watch = await boards.watch(options.team, options.top, inbox);
   } catch (error) {
-    inbox.close();
+    finish(hub, inbox, options, openedAt, error);
     throw error;
   }
-  return boardEvents(inbox, watch, options.expiresAtMs);
+  return boardEvents(hub, inbox, watch, options, openedAt);
 }
 
 async function* boardEvents(
+  hub: LiveHub,
   inbox: StreamInbox,
   watch: BoardWatch,
-  expiresAtMs: number,
+  options: StreamOptions,
+  openedAt: number,
 ): AsyncGenerator<RankedEntry[]> {
+  const { expiresAtMs } = options;
+  let thrown: unknown;
   try {
     let sent: RankedEntry[] | undefined;
     let sentAt = 0;
@@ -169,9 +241,12 @@ async function* boardEvents(
       }
       if (Date.now() >= expiresAtMs) throw expired();
     }
+  } catch (error) {
+    thrown = error;
+    throw error;
   } finally {
     watch.close();
-    inbox.close();
+    finish(hub, inbox, options, openedAt, thrown);
   }
 }
 

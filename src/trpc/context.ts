@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { TRPCRequestInfo } from '@trpc/server/http';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { ReadRouter } from '../../db/read-router.js';
@@ -105,56 +106,39 @@ export function createContextInner(input: {
   };
 }
 
-/** The context of a request, with the bearer credentials `authorization`. */
-function contextOf(
-  deps: AppDeps,
-  req: Request,
-  res: Response,
-  authorization: string | undefined,
-): Context {
-  return createContextInner({
-    deps,
-    authorization,
-    ip: req.ip,
-    closeConnection: () => res.destroy(),
-    identify: (who) => noteCaller(res, who),
-    requestId: req.requestId,
-    logger: req.log,
-    ipRateLimit: res.locals.ipRateLimit as RateLimitDecision | undefined,
-    calls: callsOf(res),
-    setHeaders: (headers) => {
-      if (!res.headersSent) res.set(headers);
-    },
-  });
-}
-
-/** The adapter-facing factory (queries and mutations): the Authorization header is the only credential. */
-export function contextFactory(deps: AppDeps) {
-  return ({ req, res }: { req: Request; res: Response }): Context =>
-    contextOf(deps, req, res, req.headers.authorization);
+/**
+ * The bearer credentials of a request: the Authorization header, or for a
+ * subscription only, the `token` connection parameter (a browser's
+ * EventSource cannot set headers, so httpSubscriptionLink's connectionParams
+ * put it in the URL; the request log never records query strings).
+ */
+function authorizationOf(req: Request, info: TRPCRequestInfo | undefined): string | undefined {
+  if (req.headers.authorization !== undefined) return req.headers.authorization;
+  const isSubscription = info?.calls[0]?.procedure?._def.type === 'subscription';
+  const token = info?.connectionParams?.token;
+  return isSubscription && typeof token === 'string' ? `Bearer ${token}` : undefined;
 }
 
 /**
- * The context of a subscription (src/http/sse.ts). Its credentials are the
- * Authorization header or the `token` connection parameter: a browser's
- * EventSource cannot set headers, so httpSubscriptionLink's connectionParams
- * put it in the URL (the request log never records query strings).
+ * The adapters' factory (tRPC's Express adapter and trpc-to-openapi's): reads
+ * only what it needs from the Express request.
  */
-export function streamContextFactory(deps: AppDeps) {
-  return ({
-    req,
-    res,
-    connectionParams,
-  }: {
-    req: Request;
-    res: Response;
-    connectionParams: Record<string, string> | null;
-  }): Context => {
-    const token = connectionParams?.token;
-    const authorization =
-      req.headers.authorization ?? (token === undefined ? undefined : `Bearer ${token}`);
-    return contextOf(deps, req, res, authorization);
-  };
+export function contextFactory(deps: AppDeps) {
+  return ({ req, res, info }: { req: Request; res: Response; info?: TRPCRequestInfo }): Context =>
+    createContextInner({
+      deps,
+      authorization: authorizationOf(req, info),
+      ip: req.ip,
+      closeConnection: () => res.destroy(),
+      identify: (who) => noteCaller(res, who),
+      requestId: req.requestId,
+      logger: req.log,
+      ipRateLimit: res.locals.ipRateLimit as RateLimitDecision | undefined,
+      calls: callsOf(res),
+      setHeaders: (headers) => {
+        if (!res.headersSent) res.set(headers);
+      },
+    });
 }
 
 /**

@@ -1,4 +1,6 @@
+import { pino } from 'pino';
 import { readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { EventSource } from 'eventsource';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TRPCClientError } from '@trpc/client';
@@ -111,6 +113,65 @@ describe('myEvents', () => {
       });
     } finally {
       reader.close();
+    }
+  });
+
+  it("is served by tRPC's Express adapter, the one /trpc path: its headers, and each SSE field written as a chunk of its own", async () => {
+    // A stream written anywhere but the adapter shows here: tRPC's producer
+    // pipes every field of an event (`event:`, `data:`, `id:`) and the blank
+    // line after it through a TextEncoderStream into its own write, so each is
+    // one HTTP chunk; a writer of whole events would send `connected` as one.
+    // If a tRPC upgrade changes how it writes, this fingerprint changes with it.
+    const { token } = await newUser('adapter');
+    const port = Number(new URL(app.url).port);
+    const socket = connect(port, '127.0.0.1');
+    let raw = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (raw += chunk));
+    socket.write(
+      `GET /trpc/myEvents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n` +
+        'Accept: text/event-stream\r\n\r\n',
+    );
+    try {
+      await expect.poll(() => raw.includes('event: connected'), { timeout: 10_000 }).toBe(true);
+      await expect.poll(() => app.live.hub.openStreams, { timeout: 10_000 }).toBeGreaterThan(0);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const [head, body] = raw.split('\r\n\r\n', 2) as [string, string];
+      expect(head.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+      const headers = Object.fromEntries(
+        head
+          .split('\r\n')
+          .slice(1)
+          .map((line) => [
+            line.slice(0, line.indexOf(':')).toLowerCase(),
+            line.slice(line.indexOf(':') + 2),
+          ]),
+      );
+      // tRPC's SSE headers and its Vary, as resolveResponse sets them.
+      expect(headers).toMatchObject({
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache, no-transform',
+        'x-accel-buffering': 'no',
+        connection: 'keep-alive',
+        vary: 'trpc-accept, accept',
+        'transfer-encoding': 'chunked',
+      });
+      // The chunked body, chunk by chunk: `connected` is three writes.
+      const chunks: string[] = [];
+      for (let rest = body; rest.length > 0;) {
+        const size = parseInt(rest.slice(0, rest.indexOf('\r\n')), 16);
+        const start = rest.indexOf('\r\n') + 2;
+        if (Number.isNaN(size) || rest.length < start + size + 2) break;
+        chunks.push(rest.slice(start, start + size));
+        rest = rest.slice(start + size + 2);
+      }
+      expect(chunks.slice(0, 3)).toEqual([
+        'event: connected\n',
+        `data: ${JSON.stringify({ reconnectAfterInactivityMs: 40_000 })}\n`,
+        '\n\n',
+      ]);
+    } finally {
+      socket.destroy();
     }
   });
 
@@ -355,6 +416,8 @@ describe('resume', () => {
     );
     await filled;
     const items = await openUserEvents(app.live.hub, app.db, {
+      procedure: 'myEvents',
+      logger: pino({ enabled: false }),
       userId: user.id,
       ip: undefined,
       lastEventId: '0',
@@ -518,6 +581,39 @@ describe('authentication', () => {
     expect(JSON.parse(error.data).message).toContain('expired');
     await reader.ended;
   });
+
+  it('every stream leaves one line when it ends: procedure, user, why, how long', async () => {
+    const user = await newUser('closing');
+    const userId = (await app.request('GET', '/api/user', { token: user.token })).body.data.id;
+    expect(userId).toMatch(/^[0-9a-f-]{36}$/);
+    const closed = (reason: string) =>
+      app.logs
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter(
+          (line) =>
+            line.msg === 'live stream closed' && line.userId === userId && line.reason === reason,
+        );
+    // The client goes away.
+    const reader = await openSse(`${app.url}/trpc/myEvents`, {
+      authorization: `Bearer ${user.token}`,
+    });
+    await reader.waitFor((event) => event.event === 'connected');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    reader.close();
+    await expect.poll(() => closed('client closed').length, { timeout: 10_000 }).toBe(1);
+    expect(closed('client closed')[0]).toMatchObject({ procedure: 'myEvents', level: 'info' });
+    expect(closed('client closed')[0]!.durationMs).toBeGreaterThanOrEqual(250);
+    // A board stream, its token expiring.
+    const expiring = await app.issuer.sign(user.subject, {
+      exp: Math.floor(Date.now() / 1000) + 2,
+    });
+    const board = await openSse(`${app.url}/trpc/leaderboardEvents`, {
+      authorization: `Bearer ${expiring}`,
+    });
+    await board.ended;
+    await expect.poll(() => closed('token expired').length, { timeout: 10_000 }).toBe(1);
+    expect(closed('token expired')[0]).toMatchObject({ procedure: 'leaderboardEvents' });
+  });
 });
 
 describe('limits', () => {
@@ -563,10 +659,8 @@ describe('limits', () => {
     expect(b1.error).toBeNull();
     const c1 = await open(c.token);
     expect(c1.error.data).toMatchObject({ errorCode: 'UNAVAILABLE', httpStatus: 503 });
-    // Refused before anything was written: the error's Retry-After, and the
-    // same delay as the SSE retry field an EventSource waits before it reconnects.
+    // Refused before anything was written: the error's Retry-After header.
     expect(c1.reader.headers.get('retry-after')).toBe('5');
-    expect(c1.refusal!.retry).toBe('5000');
     expect(limited.live.hub.openStreams).toBe(3);
 
     a1.reader.close();
@@ -628,34 +722,49 @@ describe('what the typed client (httpSubscriptionLink + EventSource) does with e
   const clientError = (collector: Collector<unknown>) =>
     (collector.error as TRPCClientError<any>).data as Record<string, unknown>;
 
-  it('over the per-user limit: onError with TOO_MANY_REQUESTS, and it stops', async () => {
-    const limited = await startTestApp({
-      database,
-      issuer: app.issuer,
-      env: { LIVE_MAX_STREAMS_PER_USER: '1' },
-    });
-    extraApps.push(limited);
-    const { token } = await newUser('client-limit');
-    const first = await openSse(`${limited.url}/trpc/myEvents`, {
-      authorization: `Bearer ${token}`,
-    });
-    await expect.poll(() => limited.live.hub.openStreams, { timeout: 10_000 }).toBe(1);
-    const events = new Collector<any>();
-    const subscription = liveClient(limited.url, token).myEvents.subscribe(undefined, events);
-    try {
-      await events.until(() => events.error !== undefined, 15_000, 'onError');
-      expect(events.error).toBeInstanceOf(TRPCClientError);
-      expect(clientError(events)).toMatchObject({
-        code: 'TOO_MANY_REQUESTS',
-        errorCode: 'RATE_LIMITED',
-        httpStatus: 429,
+  it.each([
+    ['per-user', { LIVE_MAX_STREAMS_PER_USER: '1' }, 'per user'],
+    ['per-address', { LIVE_MAX_STREAMS_PER_IP: '1' }, 'per client address'],
+  ])(
+    'over the %s limit: onError with TOO_MANY_REQUESTS, and it stops (no reconnection)',
+    async (_which, env, message) => {
+      const limited = await startTestApp({ database, issuer: app.issuer, env });
+      extraApps.push(limited);
+      const holder = await newUser('client-limit-holder');
+      const { token } = 'LIVE_MAX_STREAMS_PER_USER' in env ? holder : await newUser('client-limit');
+      const first = await openSse(`${limited.url}/trpc/myEvents`, {
+        authorization: `Bearer ${holder.token}`,
       });
-      expect((events.error as TRPCClientError<any>).shape.code).toBe(-32029);
-    } finally {
-      subscription.unsubscribe();
-      first.close();
-    }
-  });
+      await expect.poll(() => limited.live.hub.openStreams, { timeout: 10_000 }).toBe(1);
+      // Each refusal leaves one closing line (reason `cap`): one per attempt.
+      const refusals = () =>
+        limited.logs.filter(
+          (line) => line.includes('"live stream closed"') && line.includes('"reason":"cap"'),
+        ).length;
+      const events = new Collector<any>();
+      const subscription = liveClient(limited.url, token).myEvents.subscribe(undefined, events);
+      try {
+        await events.until(() => events.error !== undefined, 15_000, 'onError');
+        expect(events.error).toBeInstanceOf(TRPCClientError);
+        expect(clientError(events)).toMatchObject({
+          code: 'TOO_MANY_REQUESTS',
+          errorCode: 'RATE_LIMITED',
+          httpStatus: 429,
+        });
+        expect((events.error as TRPCClientError<any>).message).toContain(message);
+        expect((events.error as TRPCClientError<any>).shape.code).toBe(-32029);
+        expect(refusals()).toBe(1);
+        // An EventSource reconnects ~3 s after its stream ends; a client that
+        // stopped does not come back.
+        await new Promise((resolve) => setTimeout(resolve, 4_500));
+        expect(refusals()).toBe(1);
+        expect(events.states).not.toContain('pending');
+      } finally {
+        subscription.unsubscribe();
+        first.close();
+      }
+    },
+  );
 
   it('a token that expired within the clock leeway is refused at once: onError with UNAUTHORIZED, no stream opened', async () => {
     // 10 s past exp: within the verifier's 30 s leeway, so the token itself verifies.
@@ -699,7 +808,7 @@ describe('what the typed client (httpSubscriptionLink + EventSource) does with e
     }
   });
 
-  it('a full instance: no onError, it keeps reconnecting after Retry-After and gets in once a slot frees', async () => {
+  it('a full instance: no onError, it keeps reconnecting and gets in once a slot frees', async () => {
     const full = await startTestApp({
       database,
       issuer: app.issuer,
@@ -724,7 +833,7 @@ describe('what the typed client (httpSubscriptionLink + EventSource) does with e
       expect(refusal.data).toMatchObject({ code: 'SERVICE_UNAVAILABLE', errorCode: 'UNAVAILABLE' });
       expect(events.states.at(-1)).toBe('connecting');
       held.close();
-      // The EventSource comes back after the refusal's 5 s and is let in.
+      // The EventSource comes back after its own delay (~3 s) and is let in.
       await expect.poll(() => full.live.hub.openStreams, { timeout: 30_000 }).toBe(1);
       await events.until(() => events.states.at(-1) === 'pending', 15_000, 'connected again');
       expect(events.error).toBeUndefined();

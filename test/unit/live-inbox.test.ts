@@ -72,7 +72,7 @@ describe('waiting', () => {
     // setTimeout clamps a delay over 2³¹ - 1 ms to 1 ms: uncapped, this wakes (and spins) at once.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(woke).toBe(false);
-    box.end(new Error('done'));
+    box.end(new Error('done'), 'client closed');
     await next;
   });
 });
