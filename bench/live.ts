@@ -5,22 +5,29 @@
  *
  * 1. Capacity: the service runs with `--max-old-space-size=LIVE_BENCH_HEAP_MB`
  *    (128, the recommended heap) and its default stream limit, which is what that
- *    heap holds (src/live/capacity.ts). The bench opens that many myEvents
- *    streams — LIVE_BENCH_STREAMS_PER_USER (5) per identity, at most 100 per
- *    loopback address (the default per-address limit) — plain SSE readers in
- *    this process, checks that one more is refused with Retry-After, and
- *    reports the server's RSS idle and with the streams open, RSS per stream,
- *    and its peak RSS (VmHWM) over the whole run. LIVE_BENCH_STREAMS sets
- *    another number of streams (and the limit to match).
+ *    heap holds (src/live/capacity.ts). The bench opens that many streams
+ *    through /trpc (tRPC's Express adapter, as every client) —
+ *    LIVE_BENCH_BOARD_STREAMS (0) leaderboardEvents streams on 50 team
+ *    boards, the rest myEvents, LIVE_BENCH_STREAMS_PER_USER (5) per
+ *    identity, at most 100 per loopback address (the default per-address
+ *    limit) — plain SSE readers in this process, checks that one more is
+ *    refused with Retry-After, and reports the server's RSS idle and with the
+ *    streams open, RSS per stream, its peak RSS (VmHWM) over the whole run,
+ *    and the heap one open stream holds (heap in use after a full GC, with
+ *    and without the streams: bench/heap-probe.cjs is preloaded into the
+ *    service to answer that over IPC). LIVE_BENCH_STREAMS sets another total
+ *    number of streams (and the limit to match).
  * 2. Under write load, with every stream open: LIVE_BENCH_WRITES users
  *    (default: one per identity) each make one awarding write,
  *    LIVE_BENCH_CONCURRENCY at a time, through the real write path
  *    (src/services/profile.ts) from this process, while
  *    LIVE_BENCH_BACKGROUND_RPS PATCH requests per second (50) go to the
- *    service over HTTP. Delay from commit to the user's first event: the
- *    commit happens between the write's start and its statement's return, so
- *    it is reported from both (a lower and an upper bound; the first is
- *    negative when the event beat the writer's own ack). p50/p99/max.
+ *    service over HTTP. Each write runs in a transaction of its own, so its
+ *    COMMIT is a round trip of its own: the delay is measured from the moment
+ *    the COMMIT was acknowledged to the moment the user's first event reached
+ *    the bench's reader (p50/p99/max; negative when the event beat the
+ *    acknowledgement). The commit happened within `commitRoundTripMs` before
+ *    that moment (its p99 and max are reported: the measurement's error).
  * 3. Webhook throughput: LIVE_BENCH_WEBHOOK_EVENTS events (10 per user) are
  *    appended at once; the service POSTs them, signed, to a receiver in this
  *    process; reports events/s from the append to the last 2xx.
@@ -54,12 +61,16 @@ const settings = {
   heapMb,
   /** Unset: the service's default limit for that heap, which the bench fills. */
   streams: env.LIVE_BENCH_STREAMS === undefined ? undefined : num('LIVE_BENCH_STREAMS', 0),
+  /** Of those, leaderboardEvents streams (on 50 team boards); the rest are myEvents. */
+  boardStreams: num('LIVE_BENCH_BOARD_STREAMS', 0),
   perUser: num('LIVE_BENCH_STREAMS_PER_USER', 5),
   perAddress: 100,
   writes: env.LIVE_BENCH_WRITES === undefined ? undefined : num('LIVE_BENCH_WRITES', 0),
   concurrency: num('LIVE_BENCH_CONCURRENCY', 10),
   backgroundRps: num('LIVE_BENCH_BACKGROUND_RPS', 50),
   webhookEvents: num('LIVE_BENCH_WEBHOOK_EVENTS', 10_000),
+  /** A directory: the service writes heap snapshots there, before and with the streams open. */
+  snapshots: env.LIVE_BENCH_HEAP_SNAPSHOTS,
 };
 
 const log = (message: string) => process.stderr.write(`[bench:live] ${message}\n`);
@@ -103,11 +114,12 @@ function openStream(
   localAddress: string,
   agent: Agent,
   onEvent: (data: string) => void,
+  procedure = 'myEvents',
 ): Promise<Stream> {
   return new Promise((resolve, reject) => {
     let req: ClientRequest | undefined = undefined;
     req = request(
-      `${url}/trpc/myEvents`,
+      `${url}/trpc/${procedure}`,
       {
         agent,
         localAddress,
@@ -197,7 +209,9 @@ async function main(): Promise<void> {
     throw new Error('build failed');
   }
   const heapLimit = heapSizeLimit(settings.heapMb);
-  const streams = settings.streams ?? streamCapacity(heapLimit);
+  const total = settings.streams ?? streamCapacity(heapLimit);
+  const boardStreams = Math.min(settings.boardStreams, total);
+  const streams = total - boardStreams;
   const users = Math.ceil(streams / settings.perUser);
   const dbName = `bench_live_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: settings.adminUrl });
@@ -225,7 +239,13 @@ async function main(): Promise<void> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const service: ChildProcess = spawn(
     process.execPath,
-    [`--max-old-space-size=${settings.heapMb}`, 'dist/src/server.js'],
+    [
+      '--expose-gc',
+      '--require',
+      './bench/heap-probe.cjs',
+      `--max-old-space-size=${settings.heapMb}`,
+      'dist/src/server.js',
+    ],
     {
       cwd: ROOT,
       env: {
@@ -233,16 +253,36 @@ async function main(): Promise<void> {
         ...benchServiceEnv(issuer, databaseUrl, port),
         RATE_LIMIT_PER_IP: '0',
         RATE_LIMIT_PER_USER: '0',
-        ...(settings.streams !== undefined && { LIVE_MAX_STREAMS: String(settings.streams) }),
+        ...(settings.streams !== undefined && { LIVE_MAX_STREAMS: String(total) }),
         LIVE_MAX_STREAMS_PER_USER: String(settings.perUser),
         LIVE_MAX_STREAMS_PER_IP: String(settings.perAddress),
         WEBHOOK_URL: receiverUrl,
         WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
         LOG_LEVEL: 'warn',
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     },
   );
+  /** The service's heap in use after a full GC (bench/heap-probe.cjs), in bytes. */
+  const serviceHeap = () =>
+    new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the heap probe did not answer')), 30_000);
+      service.once('message', (message: { heapUsed: number }) => {
+        clearTimeout(timer);
+        resolve(message.heapUsed);
+      });
+      service.send('heap');
+    });
+  /** Has the service write a heap snapshot to `LIVE_BENCH_HEAP_SNAPSHOTS/<name>` (for finding what a stream holds). */
+  const snapshot = async (name: string) => {
+    if (!settings.snapshots) return;
+    const path = `${settings.snapshots}/${name}.heapsnapshot`;
+    await new Promise<void>((resolve) => {
+      service.once('message', () => resolve());
+      service.send({ snapshot: path });
+    });
+    log(`heap snapshot: ${path}`);
+  };
   const base = `http://127.0.0.1:${port}`;
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: databaseUrl, max: 20 }) }),
@@ -273,7 +313,7 @@ async function main(): Promise<void> {
       token: issuer.sign(`live-bench-${dbName}-${i}`),
       id: '',
       firstEventAt: 0,
-      writeStartedAt: 0,
+      commitSentAt: 0,
       committedAt: 0,
     }));
     await pool(fans, 20, async (fan) => {
@@ -286,10 +326,15 @@ async function main(): Promise<void> {
       fan.id = ((await response.json()) as { data: { user: { id: string } } }).data.user.id;
     });
 
-    log(`opening ${streams} streams, ${settings.perUser} per user`);
+    const heapIdle = await serviceHeap();
+    await snapshot('idle');
+    log(
+      `opening ${streams} myEvents and ${boardStreams} leaderboardEvents streams, ` +
+        `${settings.perUser} per user`,
+    );
     const slots = Array.from({ length: streams }, (_, n) => n);
     const address = (n: number) =>
-      `127.0.${Math.floor(n / settings.perAddress / 250)}.${2 + (Math.floor(n / settings.perAddress) % 250)}`;
+      `127.${1 + Math.floor(n / settings.perAddress / 62_500)}.${Math.floor(n / settings.perAddress / 250) % 250}.${2 + (Math.floor(n / settings.perAddress) % 250)}`;
     await pool(slots, 50, async (n) => {
       const fan = fans[Math.floor(n / settings.perUser)]!;
       const stream = await openStream(base, fan.token, address(n), agent, (data) => {
@@ -301,18 +346,39 @@ async function main(): Promise<void> {
       if (stream.retryAfter !== undefined) throw new Error(`stream ${n} was refused`);
       closers.push(stream.close);
     });
+    // Leaderboard streams: identities of their own (the per-user limit), after the myEvents addresses.
+    const boardSlots = Array.from({ length: boardStreams }, (_, n) => n);
+    const boardTokens = Array.from({ length: Math.ceil(boardStreams / settings.perUser) }, (_, i) =>
+      issuer.sign(`live-bench-${dbName}-board-${i}`),
+    );
+    let boardUpdates = 0;
+    await pool(boardSlots, 50, async (n) => {
+      const input = encodeURIComponent(JSON.stringify({ team: `Team ${n % 50}`, top: 10 }));
+      const stream = await openStream(
+        base,
+        boardTokens[Math.floor(n / settings.perUser)]!,
+        address(streams + settings.perAddress + n),
+        agent,
+        () => (boardUpdates += 1),
+        `leaderboardEvents?input=${input}`,
+      );
+      if (stream.retryAfter !== undefined) throw new Error(`board stream ${n} was refused`);
+      closers.push(stream.close);
+    });
     // One more than the limit: refused, with Retry-After, not a crash.
     const extra = issuer.sign(`live-bench-${dbName}-extra`);
     const beyond = await openStream(
       base,
       extra,
-      address(streams + settings.perAddress),
+      address(streams + boardStreams + 2 * settings.perAddress),
       agent,
       () => {},
     );
     beyond.close();
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const open = serviceMemory();
+    const heapOpen = await serviceHeap();
+    await snapshot('streams');
 
     const writers = fans.slice(0, settings.writes ?? fans.length);
     log(
@@ -325,36 +391,39 @@ async function main(): Promise<void> {
       settings.backgroundRps,
     );
     const started = performance.now();
+    const catalog = new CatalogCache(db, { refreshMs: 60_000 });
     await pool(writers, settings.concurrency, async (fan) => {
       // rivalTeam completes name_rival: quest_completed, points_awarded, rank_changed.
-      fan.writeStartedAt = performance.now();
-      await updateProfile(
-        {
-          db,
-          statements,
-          clock: () => new Date(),
-          config: { handles: { cooldownDays: 0, reserveDays: 0 } },
-          userStates: new UserStateCache(0),
-          catalog: new CatalogCache(db, { refreshMs: 60_000 }),
-        },
-        fan.id,
-        { rivalTeam: 'Rivals' },
-      );
+      // The write's statement in a transaction of its own: its COMMIT is the next round trip.
+      await db.transaction().execute(async (trx) => {
+        await updateProfile(
+          {
+            db: trx,
+            statements,
+            clock: () => new Date(),
+            config: { handles: { cooldownDays: 0, reserveDays: 0 } },
+            userStates: new UserStateCache(0),
+            catalog,
+          },
+          fan.id,
+          { rivalTeam: 'Rivals' },
+        );
+        fan.commitSentAt = performance.now();
+      });
       fan.committedAt = performance.now();
     });
     const writeSeconds = (performance.now() - started) / 1000;
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     await background.stop();
     const underLoad = serviceMemory();
-    // The commit happens between the write's start and its statement's return:
-    // `afterReturn` (negative when the event beat the writer's own ack) bounds
-    // the delay from below, `afterStart` from above.
+    // From the COMMIT's acknowledgement (negative when the event beat it); the
+    // commit itself happened within the COMMIT's round trip before that.
     const arrived = writers.filter((fan) => fan.firstEventAt > 0);
-    const afterReturn = arrived
+    const fromCommit = arrived
       .map((fan) => fan.firstEventAt - fan.committedAt)
       .sort((a, b) => a - b);
-    const afterStart = arrived
-      .map((fan) => fan.firstEventAt - fan.writeStartedAt)
+    const commitRoundTrip = writers
+      .map((fan) => fan.committedAt - fan.commitSentAt)
       .sort((a, b) => a - b);
     const missing = writers.length - arrived.length;
     const stats = (sorted: number[]) => ({
@@ -401,6 +470,9 @@ async function main(): Promise<void> {
       heapSizeLimitMb: Math.round(heapLimit / 2 ** 20),
       streams: {
         held: closers.length,
+        myEvents: streams,
+        leaderboardEvents: boardStreams,
+        leaderboardUpdates: boardUpdates,
         perUser: settings.perUser,
         limit:
           settings.streams === undefined ? 'default (what the heap holds)' : 'LIVE_MAX_STREAMS',
@@ -414,11 +486,16 @@ async function main(): Promise<void> {
         peak: serviceMemory().peakMb,
         perStreamKb: Math.round(((open.rssMb - idle.rssMb) * 1024) / Math.max(1, closers.length)),
       },
+      heap: {
+        idleMb: Math.round(heapIdle / 2 ** 20),
+        withStreamsMb: Math.round(heapOpen / 2 ** 20),
+        perStreamKb: Math.round((heapOpen - heapIdle) / 1024 / Math.max(1, closers.length)),
+      },
       commitToEventMs: {
         writes: writers.length,
         writesPerSecond: Math.round(writers.length / writeSeconds),
-        afterStatementReturned: stats(afterReturn),
-        afterWriteStarted: stats(afterStart),
+        fromCommit: stats(fromCommit),
+        commitRoundTripMs: { p99: stats(commitRoundTrip).p99, max: stats(commitRoundTrip).max },
         missing,
       },
       backgroundPatches: background.counts,
