@@ -74,8 +74,8 @@ export class StreamInbox {
   #ended: Error | undefined;
   /** Why the hub (or the client's going away) ended the stream, once it did. */
   endReason: StreamEndReason | undefined;
-  /** Set once the inbox was unregistered. */
-  closed = false;
+  /** Set once the stream's end was handled (src/live/streams.ts logs it once). */
+  finished = false;
   /** The newest id queued or delivered: older ones pushed again are not queued. */
   #lastId: string | undefined;
   /**
@@ -162,7 +162,6 @@ export class StreamInbox {
 
   /** Unregisters the inbox from the hub. Safe to call more than once. */
   close(): void {
-    this.closed = true;
     this.onClose(this);
   }
 

@@ -91,7 +91,7 @@ function logEnd(options: StreamOptions, reason: StreamEndReason, openedAt: numbe
   );
 }
 
-/** Closes a stream's inbox and logs why it ended (once: closing again does nothing). */
+/** Closes a stream's inbox and logs why it ended (once: finishing again does nothing). */
 function finish(
   hub: LiveHub,
   inbox: StreamInbox,
@@ -99,7 +99,8 @@ function finish(
   openedAt: number,
   thrown: unknown,
 ): void {
-  if (inbox.closed) return;
+  if (inbox.finished) return;
+  inbox.finished = true;
   inbox.close();
   logEnd(options, endReasonOf(inbox, thrown, hub), openedAt);
 }

@@ -46,9 +46,11 @@ async function secondInstance(
   }
   if (options.counter) {
     // Property by property: `database` stands for the file's database (useTestApp).
-    const { kind, listen, ping, close } = handle;
+    const { kind, listen, ping, close, reads } = handle;
     handle = {
       db: handle.db.withPlugin(options.counter),
+      // Reads that may go to a replica go to the (uncounted) primary; the boards' rounds use `db`.
+      reads,
       kind,
       listen,
       ping,
@@ -116,7 +118,7 @@ describe('across instances', () => {
 describe('account deletion', () => {
   it('deleting the account ends its streams on every instance with NOT_FOUND; the typed client stops', async () => {
     const b = await secondInstance();
-    const { token } = await signedUp(app, 'deleted');
+    const { token, userId } = await signedUp(app, 'deleted');
     const onA = await openSse(`${app.url}/trpc/myEvents`, { authorization: `Bearer ${token}` });
     const onB = await openSse(`${b.url}/trpc/myEvents`, { authorization: `Bearer ${token}` });
     const board = await openSse(`${b.url}/trpc/leaderboardEvents`, {
@@ -142,6 +144,19 @@ describe('account deletion', () => {
       }
       await events.until(() => events.error !== undefined, 10_000, 'onError');
       expect((events.error as any).data).toMatchObject({ errorCode: 'NOT_FOUND' });
+      // Each stream's closing line says why: one on A, three on B.
+      const ended = (target: TestApp) =>
+        target.logs
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+          .filter((line) => line.msg === 'live stream closed' && line.userId === userId)
+          .map((line) => `${String(line.procedure)} ${String(line.reason)}`)
+          .sort();
+      expect(ended(app)).toEqual(['myEvents account deleted']);
+      expect(ended(b)).toEqual([
+        'leaderboardEvents account deleted',
+        'myEvents account deleted',
+        'myEvents account deleted',
+      ]);
     } finally {
       subscription.unsubscribe();
       for (const reader of [onA, onB, board]) reader.close();
