@@ -111,11 +111,34 @@ interface Sample {
    * for the request, plus whatever else used PostgreSQL on the machine then).
    */
   dbCpuMsPerRequest: number;
+  /** Where the service's time went (its /metrics over the load); service side only. */
+  tail?: TailDecomposition;
+}
+
+/**
+ * The service's own account of one load, from its Prometheus metrics scraped
+ * before and after (docs/PERFORMANCE.md, "Where the tail comes from"): the
+ * server-side duration of the scenario's operation, the wait for a pooled
+ * connection, event-loop delay and GC pauses. p99s of histograms are the
+ * upper bound of the bucket the 99th percentile falls in.
+ */
+interface TailDecomposition {
+  serverP50Ms: number;
+  serverP99Ms: number;
+  poolWaitP50Ms: number;
+  poolWaitP99Ms: number;
+  eventLoopP99Ms: number;
+  eventLoopMaxMs: number;
+  /** GC pause time per second of load, and the longest pause's bucket. */
+  gcMsPerSecond: number;
+  gcMajorCount: number;
 }
 
 interface Running {
   side: Side;
   url: string;
+  /** The service's metrics endpoint (METRICS_PORT), when it has one. */
+  metricsUrl?: string;
   child: ChildProcess;
   stderr: () => string;
 }
@@ -212,6 +235,15 @@ async function main(): Promise<void> {
                 `p50 ${sample.p50Ms.toFixed(1)} ms, p99 ${sample.p99Ms.toFixed(1)} ms, ` +
                 `errors ${sample.errors}, RSS ${sample.rssPeakMb.toFixed(0)} MB`,
             );
+            if (sample.tail) {
+              const t = sample.tail;
+              log(
+                `  where the time went: server p50/p99 ${t.serverP50Ms} / ${t.serverP99Ms} ms ` +
+                  `(bucket bounds), pool wait p50/p99 ${t.poolWaitP50Ms} / ${t.poolWaitP99Ms} ms, ` +
+                  `event-loop delay p99 ${t.eventLoopP99Ms.toFixed(1)} ms (max ${t.eventLoopMaxMs.toFixed(1)}), ` +
+                  `GC ${t.gcMsPerSecond.toFixed(1)} ms/s, ${t.gcMajorCount} major`,
+              );
+            }
             if (sample.errors > 0) log(`  ${side} stderr (tail): ${target.stderr().slice(-600)}`);
             if (
               scenario.kind === 'fresh' &&
@@ -319,10 +351,12 @@ async function startService(
   root = ROOT,
 ): Promise<Running> {
   const port = await freePort();
+  const metricsPort = await freePort();
   const flags = [...settings.nodeFlags];
   if (settings.cpuProf) flags.push('--cpu-prof', `--cpu-prof-dir=${outDir}`);
   const server = spawnServer('service', [...flags, path.join(root, 'dist/src/server.js')], {
     ...benchServiceEnv(issuer, databaseUrl, port),
+    METRICS_PORT: String(metricsPort),
     // The per-IP limit would stop a load generator on one address; the per-user
     // limit stays on (high enough never to trigger) so its cost is measured.
     RATE_LIMIT_PER_IP: '0',
@@ -333,7 +367,7 @@ async function startService(
   });
   const url = `http://127.0.0.1:${port}`;
   await waitReady(url, server.child, server.stderr);
-  return { ...server, url };
+  return { ...server, url, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
 }
 
 async function startBaseline(
@@ -420,6 +454,7 @@ async function load(
   seconds: number,
 ): Promise<Omit<Sample, 'round'>> {
   const request = scenario[target.side === 'previous' ? 'service' : target.side]!;
+  const metricsBefore = target.metricsUrl ? await scrape(target.metricsUrl) : undefined;
   let rssPeak = readRssMb(target.child.pid!);
   const cpuBefore = readCpuMs(target.child.pid!);
   const dbCpuBefore = readPostgresCpuMs();
@@ -461,7 +496,12 @@ async function load(
   const line = out.split('\n').find((l) => l.startsWith('BENCH_JSON '));
   if (code !== 0 || !line) throw new Error(`wrk failed (${code}): ${out}\n${target.stderr()}`);
   const r = JSON.parse(line.slice('BENCH_JSON '.length)) as Record<string, number>;
+  const tail =
+    metricsBefore && target.metricsUrl
+      ? decompose(metricsBefore, await scrape(target.metricsUrl), scenario, r.durationUs! / 1e6)
+      : undefined;
   return {
+    tail,
     scenario: scenario.name,
     side: target.side,
     rps: r.requests! / (r.durationUs! / 1e6),
@@ -472,6 +512,76 @@ async function load(
     rssPeakMb: rssPeak,
     cpuMsPerRequest: cpuMs / Math.max(1, r.requests!),
     dbCpuMsPerRequest: dbCpuMs / Math.max(1, r.requests!),
+  };
+}
+
+/** One scrape of a Prometheus text exposition: sample name with labels → value. */
+type Scrape = Map<string, number>;
+
+async function scrape(url: string): Promise<Scrape> {
+  const text = await (await fetch(url)).text();
+  const samples: Scrape = new Map();
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#') || line.trim() === '') continue;
+    const at = line.lastIndexOf(' ');
+    samples.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return samples;
+}
+
+/**
+ * The p50 and p99 (ms) of the histogram `name` over the samples of `after`
+ * minus `before` whose labels include `match`: the upper bound of the bucket
+ * each percentile falls in (Infinity past the last bucket).
+ */
+function histogramPercentiles(
+  before: Scrape,
+  after: Scrape,
+  name: string,
+  match: string[] = [],
+): { p50: number; p99: number } {
+  const buckets = new Map<number, number>();
+  for (const [key, value] of after) {
+    if (!key.startsWith(`${name}_bucket{`) || !match.every((m) => key.includes(m))) continue;
+    const le = /le="([^"]+)"/.exec(key)?.[1];
+    if (le === undefined) continue;
+    const bound = le === '+Inf' ? Infinity : Number(le);
+    buckets.set(bound, (buckets.get(bound) ?? 0) + value - (before.get(key) ?? 0));
+  }
+  const sorted = [...buckets].sort(([a], [b]) => a - b);
+  const total = sorted.at(-1)?.[1] ?? 0;
+  const at = (q: number) => (sorted.find(([, n]) => n >= q * total)?.[0] ?? NaN) * 1000;
+  return total > 0 ? { p50: at(0.5), p99: at(0.99) } : { p50: NaN, p99: NaN };
+}
+
+function decompose(
+  before: Scrape,
+  after: Scrape,
+  scenario: Scenario,
+  seconds: number,
+): TailDecomposition {
+  const operation = scenario.kind === 'patch' ? 'updateUser' : 'onboardProfile';
+  const face = scenario.service.path.startsWith('/trpc') ? 'trpc' : 'rest';
+  const server = histogramPercentiles(before, after, 'http_request_duration_seconds', [
+    `operation="${operation}"`,
+    `face="${face}"`,
+  ]);
+  const pool = histogramPercentiles(before, after, 'ups_db_pool_acquire_seconds');
+  const sum = (prefix: string, scrape: Scrape) =>
+    [...scrape].filter(([key]) => key.startsWith(prefix)).reduce((total, [, v]) => total + v, 0);
+  const gcSeconds =
+    sum('nodejs_gc_duration_seconds_sum', after) - sum('nodejs_gc_duration_seconds_sum', before);
+  const major = 'nodejs_gc_duration_seconds_count{kind="major"}';
+  return {
+    serverP50Ms: server.p50,
+    serverP99Ms: server.p99,
+    poolWaitP50Ms: pool.p50,
+    poolWaitP99Ms: pool.p99,
+    // prom-client resets its event-loop delay histogram at every scrape: these cover the load.
+    eventLoopP99Ms: (after.get('nodejs_eventloop_lag_p99_seconds') ?? NaN) * 1000,
+    eventLoopMaxMs: (after.get('nodejs_eventloop_lag_max_seconds') ?? NaN) * 1000,
+    gcMsPerSecond: (gcSeconds * 1000) / seconds,
+    gcMajorCount: (after.get(major) ?? 0) - (before.get(major) ?? 0),
   };
 }
 
@@ -599,6 +709,19 @@ function report(samples: Sample[], info: Awaited<ReturnType<typeof machine>>): v
         `${svc.dbCpu.toFixed(2)} / ${prev.dbCpu.toFixed(2)} | ${prev.errors} | ${prev.rss.toFixed(0)} |`,
     ];
   });
+  const tailRows = [...new Set(samples.map((s) => s.scenario))].flatMap((scenario) => {
+    const tails = samples
+      .filter((s) => s.scenario === scenario && s.side === 'service' && s.tail)
+      .map((s) => s.tail!);
+    if (tails.length === 0) return [];
+    const m = (pick: (t: TailDecomposition) => number) => median(tails.map(pick));
+    const svc = stat(scenario, 'service')!;
+    return [
+      `| ${scenario} | ${svc.p99.toFixed(1)} | ${m((t) => t.serverP50Ms)} / ${m((t) => t.serverP99Ms)} | ` +
+        `${m((t) => t.poolWaitP50Ms)} / ${m((t) => t.poolWaitP99Ms)} | ${m((t) => t.eventLoopP99Ms).toFixed(1)} / ` +
+        `${m((t) => t.eventLoopMaxMs).toFixed(1)} | ${m((t) => t.gcMsPerSecond).toFixed(1)} | ${m((t) => t.gcMajorCount)} |`,
+    ];
+  });
   const table = [
     `${info.date} · ${info.command} · ${info.cpu}, ${info.memoryGb} GB · node ${info.node} · ${info.postgres}`,
     `${settings.rounds} round(s) × ${settings.duration} s at ${settings.connections} connections; medians; wrk on the same machine`,
@@ -608,6 +731,16 @@ function report(samples: Sample[], info: Awaited<ReturnType<typeof machine>>): v
     ...rows,
     '',
     ...checks.map((c) => `- ${c}`),
+    ...(tailRows.length > 0
+      ? [
+          '',
+          'Where the service’s time went (its /metrics over each load; medians of rounds; histogram percentiles are bucket upper bounds):',
+          '',
+          '| scenario | client p99 ms | server p50 / p99 ms | pool wait p50 / p99 ms | event-loop delay p99 / max ms | GC ms per s | major GCs |',
+          '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+          ...tailRows,
+        ]
+      : []),
     ...(previousRows.length > 0
       ? [
           '',
