@@ -1,7 +1,7 @@
 /**
  * Named examples for openapi.json: one realistic request per write and one
  * realistic answer per success response, shaped like what the service sends
- * (Redocly checks each against its schema; test/integration/openapi-examples.test.ts
+ * (Redocly checks each against its schema; test/platform/docs/openapi-examples.test.ts
  * sends every request example to the service). Swagger UI prefills "Try it
  * out" with the first request example, so each one succeeds for a new user.
  */

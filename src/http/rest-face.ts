@@ -14,7 +14,7 @@ import { contextFactory, successStatus, type AppDeps, type Context } from '../tr
  * and the errorFormatter is the router's, which /trpc needs in tRPC's shape).
  * It calls `onError` before it writes anything, so `onError` rethrows the
  * error: the adapter's promise rejects and Express hands the error to the
- * error handler. test/integration/rest-errors.test.ts fails if a later
+ * error handler. test/platform/errors/rest-errors.test.ts fails if a later
  * adapter swallows that or writes its own body.
  */
 export function restHandler(deps: AppDeps, router: OpenApiRouter): RequestHandler {

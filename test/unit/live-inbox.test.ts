@@ -5,7 +5,7 @@ import { MAX_WAIT_MS, StreamInbox, waitMs } from '../../src/live/hub.js';
 /**
  * One stream's inbox without a database: what reaches the reader, and how
  * long it sleeps. The replay race over a real outbox is in
- * test/integration/live.test.ts ("resume").
+ * test/platform/live/live.test.ts ("resume").
  */
 function inbox(): StreamInbox {
   return new StreamInbox(

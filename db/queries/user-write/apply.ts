@@ -128,7 +128,7 @@ export async function applyUserWrite(
 /**
  * The state after a write that succeeded, from the state it was planned on
  * and what the statement returned: everything readUserState would now read
- * for the same boards (test/integration/state-cache.test.ts compares the two
+ * for the same boards (test/db/write-path/state-cache.test.ts compares the two
  * after every kind of write).
  */
 export function stateAfterWrite(
