@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrations } from '../../db/migrations/index.js';
-import { runToEnd, startServerProcess } from '../helpers/server-process.js';
+import { migrations } from '../../../db/migrations/index.js';
+import { runToEnd, startServerProcess } from '../../helpers/server-process.js';
 
 /**
  * The start-up guards of a production deployment, on the real server process
