@@ -6,10 +6,10 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ASYNCAPI_PATH, OPENAPI_PATH } from '../../scripts/openapi.js';
-import { dataEvents, openSse } from '../helpers/live.js';
-import { startTestApp, uniqueSubject, type TestApp } from '../helpers/test-app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
+import { ASYNCAPI_PATH, OPENAPI_PATH } from '../../../scripts/openapi.js';
+import { dataEvents, openSse } from '../../helpers/live.js';
+import { startTestApp, uniqueSubject, type TestApp } from '../../helpers/test-app.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/test-db.js';
 
 /**
  * The committed documents describe what really goes out: webhook bodies and
