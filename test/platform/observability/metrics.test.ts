@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAuthVerifier } from '../../src/auth/key-sources.js';
-import { metricsServer, registry } from '../../src/metrics.js';
+import { createAuthVerifier } from '../../../src/auth/key-sources.js';
+import { metricsServer, registry } from '../../../src/metrics.js';
 import { sql } from 'kysely';
-import { createTestDatabase, openPool, testDbKind } from '../helpers/test-db.js';
-import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer.js';
+import { createTestDatabase, openPool, testDbKind } from '../../helpers/test-db.js';
+import { startTokenIssuer, type TokenIssuer } from '../../helpers/token-issuer.js';
 
 /**
  * The failure paths of the metrics, in process (the Prometheus test scrapes a
