@@ -55,8 +55,8 @@ export interface DatabaseOptions {
    * (DATABASE_READ_URL; db/read-router.ts). PostgreSQL only.
    */
   replica?: ReplicaOptions | undefined;
-  /** Told how long each query waited for a pooled connection, in seconds (pg only). */
-  onPoolAcquire?: (seconds: number) => void;
+  /** Told how long each query waited for a connection of the primary's or the replica's pool (pg only). */
+  onPoolAcquire?: (seconds: number, pool: PoolName) => void;
 }
 
 export interface ReplicaOptions {
@@ -70,6 +70,9 @@ export interface ReplicaOptions {
   /** Told when the replica stops or starts serving reads. */
   onChange?: (change: { serving: boolean; reason: string; error?: unknown }) => void;
 }
+
+/** The pools a handle may hold: the primary's, and the replica's with DATABASE_READ_URL. */
+export type PoolName = 'primary' | 'replica';
 
 /** A pool's connections (pg's totalCount, idleCount) and the queries waiting for one. */
 export interface PoolStats {
@@ -96,7 +99,7 @@ export interface DatabaseHandle {
   /** Ends the pool or closes PGlite. Safe to call more than once. */
   close(): Promise<void>;
   /** The pg pool's use now; undefined on PGlite (one session, no pool). */
-  poolStats(): PoolStats | undefined;
+  poolStats(): Partial<Record<PoolName, PoolStats>>;
 }
 
 const PG_INT8_OID = 20;
@@ -134,14 +137,14 @@ function namingClient(statements: () => CompiledStatements): typeof pg.Client {
  * pg's pool, telling `onAcquire` how long each promise checkout (Kysely's:
  * every query and transaction) waited for a connection.
  */
-function timedPool(onAcquire: ((seconds: number) => void) | undefined): typeof pg.Pool {
+function timedPool(onAcquire: DatabaseOptions['onPoolAcquire'], name: PoolName): typeof pg.Pool {
   if (!onAcquire) return pg.Pool;
   return class TimedPool extends pg.Pool {
     override connect(...args: any[]): any {
       if (args.length > 0) return (super.connect as (...a: unknown[]) => unknown)(...args);
       const started = performance.now();
       return super.connect().then((client) => {
-        onAcquire((performance.now() - started) / 1000);
+        onAcquire((performance.now() - started) / 1000, name);
         return client;
       });
     }
@@ -159,7 +162,7 @@ async function createPostgres(
   databaseUrl: string,
   options: DatabaseOptions,
 ): Promise<DatabaseHandle> {
-  const pool: pg.Pool = new (timedPool(options.onPoolAcquire))({
+  const pool: pg.Pool = new (timedPool(options.onPoolAcquire, 'primary'))({
     connectionString: databaseUrl,
     max: options.poolMax,
     statement_timeout: options.statementTimeoutMs,
@@ -208,13 +211,20 @@ async function createPostgres(
       await replica?.db.destroy();
     },
     (channel, handlers) => listenPostgres(listenUrl, channel, handlers),
-    () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    () => ({
+      primary: statsOf(pool),
+      ...(replica && { replica: statsOf(replica.pool) }),
+    }),
   );
+}
+
+function statsOf(pool: pg.Pool): PoolStats {
+  return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
 }
 
 /** The replica's own pool: plain statements (nothing named), a short connect timeout. */
 function createReplica(replica: ReplicaOptions, options: DatabaseOptions) {
-  const pool = new pg.Pool({
+  const pool = new (timedPool(options.onPoolAcquire, 'replica'))({
     connectionString: replica.url,
     max: options.poolMax,
     statement_timeout: options.statementTimeoutMs,
@@ -226,6 +236,7 @@ function createReplica(replica: ReplicaOptions, options: DatabaseOptions) {
     client.on('error', (error) => options.onIdleClientError?.(error));
   });
   return {
+    pool,
     db: new Kysely<Database>({
       dialect: new ServiceDialect({ pool }),
       plugins: [new CamelCasePlugin()],
@@ -276,7 +287,7 @@ function handle(
   reads: ReadRouter,
   afterClose: () => Promise<void>,
   listen: DatabaseHandle['listen'],
-  poolStats: DatabaseHandle['poolStats'] = () => undefined,
+  poolStats: DatabaseHandle['poolStats'] = () => ({}),
 ): DatabaseHandle {
   let closing: Promise<void> | undefined;
   return {

@@ -40,7 +40,8 @@ const userWritesExhausted = new Counter({
 
 const poolAcquire = new Histogram({
   name: 'ups_db_pool_acquire_seconds',
-  help: 'How long a query waited for a connection from the PostgreSQL pool',
+  help: 'How long a query waited for a connection, by pool (primary, replica)',
+  labelNames: ['pool'] as const,
   buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
   registers,
 });
@@ -94,8 +95,8 @@ export const metrics = {
   userWriteExhausted(writer: UserWriter): void {
     userWritesExhausted.inc({ writer });
   },
-  poolAcquired(seconds: number): void {
-    poolAcquire.observe(seconds);
+  poolAcquired(seconds: number, pool: string): void {
+    poolAcquire.observe({ pool }, seconds);
   },
   webhookDelivery(outcome: 'delivered' | 'failed' | 'gave_up'): void {
     webhookDeliveries.inc({ outcome });
@@ -127,21 +128,27 @@ export interface PoolStats {
   waiting: number;
 }
 
-const pools = new Set<() => PoolStats | undefined>();
+/** Each tracked handle's pools by name (primary, replica); none on the embedded database. */
+type Pools = () => Partial<Record<string, PoolStats>>;
+
+const pools = new Set<Pools>();
 const outboxes = new Set<() => Promise<number>>();
 
 function gaugeOfPools(name: string, help: string, read: (stats: PoolStats) => number): void {
   new Gauge({
     name,
     help,
+    labelNames: ['pool'] as const,
     registers,
     collect() {
-      let sum = 0;
+      // The primary's series is always there (0 on the embedded database).
+      const sums = new Map<string, number>([['primary', 0]]);
       for (const stats of pools) {
-        const current = stats();
-        if (current) sum += read(current);
+        for (const [pool, current] of Object.entries(stats())) {
+          if (current) sums.set(pool, (sums.get(pool) ?? 0) + read(current));
+        }
       }
-      this.set(sum);
+      for (const [pool, sum] of sums) this.set({ pool }, sum);
     },
   });
 }
@@ -175,7 +182,7 @@ new Gauge({
 });
 
 /** Reports a pool's use at every scrape until the returned function is called. */
-export function trackPool(stats: () => PoolStats | undefined): () => void {
+export function trackPool(stats: Pools): () => void {
   pools.add(stats);
   return () => pools.delete(stats);
 }

@@ -202,12 +202,12 @@ describe.skipIf(!prometheusBinary)(
         (samples) => one(samples) === 0,
       );
       if (testDbKind === 'postgres') {
-        expect(await value('ups_db_pool_connections')).toBeGreaterThanOrEqual(1);
-        expect(await value('ups_db_pool_acquire_seconds_count')).toBeGreaterThan(0);
+        expect(await value('ups_db_pool_connections{pool="primary"}')).toBeGreaterThanOrEqual(1);
+        expect(await value('ups_db_pool_acquire_seconds_count{pool="primary"}')).toBeGreaterThan(0);
       } else {
         // The embedded database has no pool: the series are there, at 0.
-        expect(await value('ups_db_pool_connections')).toBe(0);
-        expect(await value('ups_db_pool_waiting')).toBe(0);
+        expect(await value('ups_db_pool_connections{pool="primary"}')).toBe(0);
+        expect(await value('ups_db_pool_waiting{pool="primary"}')).toBe(0);
       }
       expect(await value('process_resident_memory_bytes')).toBeGreaterThan(0);
       expect(await value('nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);

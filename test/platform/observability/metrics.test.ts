@@ -89,15 +89,21 @@ describe.skipIf(testDbKind !== 'postgres')('the PostgreSQL pool', () => {
   it('reports a query waiting for the one connection, and how long it waited', async () => {
     const database = await createTestDatabase();
     const waits: number[] = [];
-    const pool = await openPool(database, { poolMax: 1, onPoolAcquire: (s) => waits.push(s) });
+    const pool = await openPool(database, {
+      poolMax: 1,
+      onPoolAcquire: (seconds, name) => {
+        expect(name).toBe('primary');
+        waits.push(seconds);
+      },
+    });
     try {
-      expect(pool.poolStats()).toEqual({ total: 0, idle: 0, waiting: 0 });
+      expect(pool.poolStats()).toEqual({ primary: { total: 0, idle: 0, waiting: 0 } });
       const first = sql`select pg_sleep(0.3)`.execute(pool.db);
       const second = sql`select 1`.execute(pool.db);
-      await expect.poll(() => pool.poolStats()?.waiting).toBe(1);
-      expect(pool.poolStats()).toMatchObject({ total: 1, idle: 0 });
+      await expect.poll(() => pool.poolStats().primary?.waiting).toBe(1);
+      expect(pool.poolStats().primary).toMatchObject({ total: 1, idle: 0 });
       await Promise.all([first, second]);
-      expect(pool.poolStats()).toEqual({ total: 1, idle: 1, waiting: 0 });
+      expect(pool.poolStats()).toEqual({ primary: { total: 1, idle: 1, waiting: 0 } });
       expect(waits).toHaveLength(2);
       // The second query waited for the first to give the connection back.
       expect(Math.max(...waits)).toBeGreaterThan(0.2);
