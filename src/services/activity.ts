@@ -25,7 +25,6 @@ import {
   type CompletedQuest,
   type Rejection,
   type FanActivityPlan,
-  type RecordedEvent,
   type SentEvent,
 } from '../domain/activity.js';
 import { ALL_TIME_BOARD, seasonBoards, writeBoards } from '../domain/boards.js';
@@ -40,8 +39,9 @@ import { pointsMove, type Award } from '../domain/ledger.js';
 import { currentPeriods, periodAt } from '../domain/periods.js';
 import { QuestBook } from '../domain/quests.js';
 import { AppError } from '../app-error.js';
-import { metrics, type UserWriter } from '../metrics.js';
+import { metrics } from '../metrics.js';
 import type { WriteDeps } from './profile.js';
+import { backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-retry.js';
 
 /**
  * Points from activity (docs/ACTIVITY.md): a batch of events from another
@@ -75,9 +75,6 @@ export type EventResult =
 
 /** How many fans of one batch are written at the same time (each write is one statement). */
 const FAN_CONCURRENCY = 4;
-
-/** How many times one fan's events are planned and tried before the fan's events answer 503. */
-const FAN_ATTEMPTS = 8;
 
 /**
  * Records a batch: each event's result, in order. A batch is not
@@ -245,8 +242,8 @@ async function recordFanEvents(
         return answers;
       case 'stale':
       case 'event_taken':
-        if (attempt >= FAN_ATTEMPTS) throw tooManyWrites('events');
-        await sleep(Math.random() * 2 ** attempt);
+        if (attempt >= WRITE_ATTEMPTS) throw tooManyWrites('events');
+        await backOff(attempt);
         break;
       case 'gone':
         throw new AppError(
@@ -372,17 +369,6 @@ function activityWrite(
     rank: false,
   };
   return { write, balances };
-}
-
-function tooManyWrites(writer: UserWriter): AppError {
-  metrics.userWriteExhausted(writer);
-  return new AppError('UNAVAILABLE', 'Too many simultaneous writes to one fan; retry shortly', {
-    retryAfterSeconds: 1,
-  });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Runs `task` over `items`, at most `limit` at a time; rejects with the first failure. */
@@ -532,7 +518,7 @@ export async function reverseEvent(
     if (result.outcome === 'gone') {
       throw new AppError('NOT_FOUND', `The fan of event "${eventId}" no longer has an account`);
     }
-    if (attempt >= FAN_ATTEMPTS) throw tooManyWrites('reversal');
-    await sleep(Math.random() * 2 ** attempt);
+    if (attempt >= WRITE_ATTEMPTS) throw tooManyWrites('reversal');
+    await backOff(attempt);
   }
 }

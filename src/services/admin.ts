@@ -28,6 +28,7 @@ import {
 import { pointsAwarded } from '../domain/events.js';
 import { pointsMove } from '../domain/ledger.js';
 import { reverseEvent, type ActivityDeps, type ReversalResult } from './activity.js';
+import { backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-retry.js';
 
 /**
  * Running the game (docs/CATALOG.md, "Admin API"): the catalog's definitions,
@@ -187,8 +188,6 @@ export interface AdjustmentResult {
   balance: number;
 }
 
-const ATTEMPTS = 8;
-
 /**
  * Adjusts a fan's balance by `points` with a reason (docs/CATALOG.md,
  * "Adjustments"): one ledger entry of source `adjustment`, keyed by the
@@ -267,8 +266,8 @@ export async function adjustPoints(
       };
     }
     if (result.outcome === 'gone') throw fanNotFound(input.userId);
-    if (attempt >= ATTEMPTS) throw busy();
-    await sleep(Math.random() * 2 ** attempt);
+    if (attempt >= WRITE_ATTEMPTS) throw tooManyWrites('admin');
+    await backOff(attempt);
   }
 }
 
@@ -329,8 +328,8 @@ export async function setBan(
       return { userId: state.user.id, banned: input.ban, bannedAt: result.user.bannedAt };
     }
     if (result.outcome === 'gone') throw fanNotFound(input.userId);
-    if (attempt >= ATTEMPTS) throw busy();
-    await sleep(Math.random() * 2 ** attempt);
+    if (attempt >= WRITE_ATTEMPTS) throw tooManyWrites('admin');
+    await backOff(attempt);
   }
 }
 
@@ -363,15 +362,4 @@ export function auditLog(
 
 function fanNotFound(userId: string): AppError {
   return new AppError('NOT_FOUND', `No fan has the id "${userId}"`);
-}
-
-function busy(): AppError {
-  metrics.userWriteExhausted('admin');
-  return new AppError('UNAVAILABLE', 'Too many simultaneous writes to one fan; retry shortly', {
-    retryAfterSeconds: 1,
-  });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

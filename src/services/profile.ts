@@ -1,3 +1,4 @@
+import { backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-retry.js';
 import type { Kysely } from 'kysely';
 import { findRankedEntry, type RankedEntry } from '../../db/queries/leaderboard.js';
 import { recentLedgerEntries } from '../../db/queries/points.js';
@@ -31,20 +32,12 @@ import {
   handleTakenError,
   type HandlePolicy,
 } from '../domain/handles.js';
-import { AppError, UserGoneError } from '../app-error.js';
+import { UserGoneError } from '../app-error.js';
 import { metrics } from '../metrics.js';
 import { scopeKey, type UserStateCache } from './state-cache.js';
 
 /** How many ledger entries a response carries (docs/CONTRACT.md, Shapes). */
 export const POINTS_HISTORY_LIMIT = 20;
-
-/**
- * How many times a write is computed and tried before answering 503: each
- * try that loses the race to another write of the same user reads again.
- * Between tries it waits a random 0–2^try ms, so writers that collided spread
- * out instead of colliding again (docs/DECISIONS.md).
- */
-export const WRITE_ATTEMPTS = 8;
 
 /** What the write paths need from the app. */
 export interface WriteDeps {
@@ -203,8 +196,8 @@ function writeUser(
           // A try from a cached state lost no race: try again at once.
           if (source.confirmed) {
             lost += 1;
-            if (lost === WRITE_ATTEMPTS) throw tooManyWrites();
-            await sleep(Math.random() * 2 ** lost);
+            if (lost === WRITE_ATTEMPTS) throw tooManyWrites('profile');
+            await backOff(lost);
           }
           // Plan from the state the write found, unless it is no newer than the
           // plan's (the write waited for one that committed after it began).
@@ -293,13 +286,6 @@ async function tryWrite(
       rank: result.rank,
     },
   };
-}
-
-function tooManyWrites(): AppError {
-  metrics.userWriteExhausted('profile');
-  return new AppError('UNAVAILABLE', 'Too many simultaneous writes to this user; retry shortly', {
-    retryAfterSeconds: 1,
-  });
 }
 
 /** A plan for the write and what the response reports once it is applied. */
@@ -470,8 +456,4 @@ function stampCompletions(sync: QuestSyncResult, at: Date): QuestSyncResult {
       ? { ...view, state: { ...view.state, completedAt: at } }
       : view;
   return { ...sync, completed: sync.completed.map(stamp), quests: sync.quests.map(stamp) };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
