@@ -1,5 +1,6 @@
 import { mergeRouters } from '../src/trpc/init.js';
 import { adminRouter } from './admin.js';
+import { adminWebhooksRouter } from './admin-webhooks.js';
 import { eventsRouter } from './events.js';
 import { leaderboardRouter } from './leaderboard.js';
 import { liveRouter } from './live.js';
@@ -12,6 +13,7 @@ export const appRouter = mergeRouters(
   liveRouter,
   eventsRouter,
   adminRouter,
+  adminWebhooksRouter,
 );
 
 /** The type a TypeScript client imports: `import type { AppRouter } from 'user-profile-service'`. */

@@ -144,6 +144,14 @@ const ERROR_EXAMPLES: Record<ErrorCode, ErrorBody> = {
       message: 'quest "weekly_checkins" is at version 3, not 2: read it again and resend',
     },
   },
+  WEBHOOK_ENDPOINT_CONFLICT: {
+    success: false,
+    error: {
+      code: 'WEBHOOK_ENDPOINT_CONFLICT',
+      message:
+        'The webhook endpoint 5b1f0c1e-9d8a-4c3e-a7b2-2f6e8d4c1a90 is retired: create a new one',
+    },
+  },
   PAYLOAD_TOO_LARGE: {
     success: false,
     error: { code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than 16 KiB' },

@@ -49,6 +49,14 @@ export function lockEndpoint(
     .executeTakeFirst();
 }
 
+/** Serialises creations (the count of endpoints), in the caller's transaction. */
+export async function lockEndpointList(trx: Kysely<Database>): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(${ENDPOINT_LIST_LOCK_KEY})`.execute(trx);
+}
+
+/** Arbitrary, fixed. */
+const ENDPOINT_LIST_LOCK_KEY = 7_412_003;
+
 /** How many endpoints are not retired. */
 export async function countActiveEndpoints(db: Kysely<Database>): Promise<number> {
   const row = await db

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -15,6 +13,7 @@ import { createLogger } from '../../../src/logger.js';
 import { startServerProcess } from '../../helpers/server-process.js';
 import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../../helpers/test-app.js';
 import { openPool, testDbKind } from '../../helpers/test-db.js';
+import { Receiver } from '../../helpers/webhook-receiver.js';
 
 /**
  * Webhooks to a real HTTP receiver on 127.0.0.1: down (connection refused),
@@ -36,56 +35,6 @@ afterAll(async () => {
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
 /** Fast backoff so an outage of a second or two is retried within the test. */
 const fast = { pollMs: 100, baseDelayMs: 200, maxDelayMs: 1_000 };
-
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-  status: number;
-}
-
-/** A webhook receiver: answers `status()` and records every request. */
-class Receiver {
-  readonly requests: Received[] = [];
-  /** Every body as it arrived, before `gate` let the answer go. */
-  readonly arrivals: string[] = [];
-  server: Server | undefined;
-  status = () => 200;
-  /** Holds the answer to a request until it resolves (a slow receiver). */
-  gate: (body: string) => Promise<void> = async () => {};
-
-  async listen(port = 0): Promise<number> {
-    const server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => {
-        this.arrivals.push(body);
-        void this.gate(body).then(() => {
-          const status = this.status();
-          this.requests.push({ headers: req.headers, body, status });
-          res.writeHead(status).end();
-        });
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    this.server = server;
-    return (server.address() as AddressInfo).port;
-  }
-
-  async close(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  /** The events acknowledged with a 2xx, in the order they arrived. */
-  acknowledged() {
-    return this.requests
-      .filter((r) => r.status < 300)
-      .map((r) => ({ id: r.headers['webhook-id'] as string, event: JSON.parse(r.body) }));
-  }
-}
 
 async function webhookApp(url: string, env: Record<string, string> = {}, handle?: DatabaseHandle) {
   const started = await startTestApp({
