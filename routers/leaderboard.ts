@@ -56,7 +56,11 @@ export const leaderboardRouter = router({
             season: input.season,
           },
           ctx.deps.clock(),
-          { archiveTimeoutMs: ctx.deps.config.seasonArchiveTimeoutMs, primary: ctx.deps.db },
+          {
+            archiveTimeoutMs: ctx.deps.config.seasonArchiveTimeoutMs,
+            primary: ctx.deps.db,
+            firstPages: ctx.deps.firstPages,
+          },
         ),
       );
       return ok(toLeaderboardPage(page));

@@ -204,6 +204,8 @@ export const userRouter = router({
     .output(success(AccountDeletionSchema))
     .mutation(async ({ ctx }) => {
       const { deletedAt } = await deleteAccount(ctx.deps.db, ctx.principal);
+      // The fan leaves every board at once on this instance (the first pages' bound elsewhere).
+      ctx.deps.firstPages.clear();
       ctx.deps.userIds.forget(ctx.principal);
       return ok({ deleted: true as const, deletedAt: deletedAt.toISOString() });
     }),

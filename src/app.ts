@@ -7,6 +7,7 @@ import { appRouter, WEBHOOK_EVENTS } from '../routers/index.js';
 import { withTokenCache } from './auth/token-cache.js';
 import { createUserIdResolver } from './auth/user-ids.js';
 import { CatalogCache } from './services/catalog.js';
+import { FirstPageCache } from './services/first-page.js';
 import { UserStateCache } from './services/state-cache.js';
 import type { AuthVerifier } from './auth/verifier.js';
 import type { Config } from './config.js';
@@ -76,11 +77,17 @@ export function createApp({
   const userIds = createUserIdResolver({ onLookup: (userId) => database.reads.wrote(userId) });
   live.hub.onAccountDeleted((userId) => userIds.forgetUser(userId));
   live.hub.onNotificationsLost(() => userIds.clear());
+  const firstPages = new FirstPageCache({ ttlMs: config.firstPageCacheMs });
   const deps: AppDeps = {
     config,
     db: database.db,
     statements: database.statements,
     reads: database.reads,
+    firstPages,
+    wrote(userId) {
+      database.reads.wrote(userId);
+      firstPages.clear();
+    },
     verifier: withTokenCache(verifier, { ttlSeconds: config.authTokenCacheSeconds }),
     logger,
     userRateLimiter: limiter('user:', config.rateLimit.perUser),

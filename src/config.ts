@@ -39,6 +39,8 @@ export interface Config {
   };
   /** `statement_timeout` of the cut of a closed season's standings (docs/SEASONS.md). */
   readonly seasonArchiveTimeoutMs: number;
+  /** How long a board's first page is shared by an instance's reads (docs/READS.md); 0 off. */
+  readonly firstPageCacheMs: number;
   readonly auth: AuthConfig;
   /** Seconds a verified token is reused without checking its signature again; 0 disables. */
   readonly authTokenCacheSeconds: number;
@@ -180,6 +182,7 @@ export const envSchema = z.object({
   DATABASE_READ_WAIT_MS: int(50, 0, 10_000),
   DATABASE_READ_POLL_MS: int(100, 1, 60_000),
   SEASON_ARCHIVE_TIMEOUT_MS: int(SEASON_ARCHIVE_TIMEOUT_MS, 100, 3_600_000),
+  LEADERBOARD_FIRST_PAGE_CACHE_MS: int(1000, 0, 60_000),
   AUTH_ISSUER: optionalString,
   AUTH_JWKS_URL: httpUrl,
   AUTH_PUBLIC_KEY: optionalString,
@@ -558,6 +561,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       replica: replicaConfig(e),
     }),
     seasonArchiveTimeoutMs: e.SEASON_ARCHIVE_TIMEOUT_MS,
+    firstPageCacheMs: e.LEADERBOARD_FIRST_PAGE_CACHE_MS,
     auth,
     authTokenCacheSeconds: e.AUTH_TOKEN_CACHE_SECONDS,
     serviceClientIds:

@@ -52,8 +52,8 @@ import { backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-retry.js';
 /** What the events path needs besides the write path's collaborators. */
 export interface ActivityDeps extends WriteDeps {
   config: WriteDeps['config'] & { activity: { maxAgeHours: number } };
-  /** Told each fan written, so the fan's reads see it (read-your-writes; db/read-router.ts). */
-  reads?: { wrote(userId: string): void };
+  /** Told each fan written (read-your-writes, the shared first pages: AppDeps.wrote). */
+  wrote?: (userId: string) => void;
 }
 
 /** The sending service, as its token names it. */
@@ -228,7 +228,7 @@ async function recordFanEvents(
     switch (result.outcome) {
       case 'written':
         deps.userStates.delete(fan.userId);
-        deps.reads?.wrote(fan.userId);
+        deps.wrote?.(fan.userId);
         for (const recorded of plan.recorded) {
           answers.set(recorded.event.index, {
             id: recorded.event.id,
@@ -507,7 +507,7 @@ export async function reverseEvent(
     metrics.userWriteAttempt('reversal', result.outcome);
     if (result.outcome === 'written') {
       deps.userStates.delete(state.user.id);
-      deps.reads?.wrote(state.user.id);
+      deps.wrote?.(state.user.id);
       return {
         id: eventId,
         status: 'reversed',

@@ -30,6 +30,7 @@ import {
   type Season,
   type SeasonPeriod,
 } from '../domain/seasons.js';
+import { FIRST_PAGE_ROWS, type FirstPageCache } from './first-page.js';
 import { toPage, type Page } from './page.js';
 import { readSnapshot } from './snapshot.js';
 
@@ -51,11 +52,13 @@ export interface BoardView {
   season: Season | undefined;
 }
 
-export interface ArchiveOptions {
+export interface LeaderboardReadOptions {
   /** Bounds the cut of a closed season's standings (SEASON_ARCHIVE_TIMEOUT_MS). */
   archiveTimeoutMs?: number;
   /** Where a missing archive is cut, when `db` is a replica (a cut writes); `db` by default. */
   primary?: Kysely<Database>;
+  /** The instance's shared first pages (src/services/first-page.ts); none: every page is read. */
+  firstPages?: FirstPageCache;
 }
 
 /** GET /api/leaderboard: one keyset page in rank order. */
@@ -63,27 +66,34 @@ export async function getLeaderboard(
   db: Kysely<Database>,
   query: LeaderboardQuery,
   now: Date = new Date(),
-  archive: ArchiveOptions = {},
+  options: LeaderboardReadOptions = {},
 ): Promise<Page<PositionedEntry | ArchivedEntry> & BoardView> {
   const period = query.period ?? 'all';
   const { season: seasonId } = query;
   if (seasonId !== undefined) {
     const archived = { ...query, period, season: seasonId };
     return getArchivedSeason(db, archived, now, {
-      timeoutMs: archive.archiveTimeoutMs ?? SEASON_ARCHIVE_TIMEOUT_MS,
-      primary: archive.primary ?? db,
+      timeoutMs: options.archiveTimeoutMs ?? SEASON_ARCHIVE_TIMEOUT_MS,
+      primary: options.primary ?? db,
     });
   }
   const { board, season } = currentBoard(period, now);
   const cursorBoard = leaderboardCursorBoard(board, { team: query.team });
   checkCursorBoard(query.after, cursorBoard);
   // One extra row says whether another page follows.
-  const rows = await leaderboardPage(db, {
-    board,
-    team: query.team,
-    after: query.after,
-    limit: query.limit + 1,
-  });
+  const rows =
+    query.after === undefined && options.firstPages
+      ? (
+          await options.firstPages.rows(board, query.team, () =>
+            leaderboardPage(db, { board, team: query.team, limit: FIRST_PAGE_ROWS }),
+          )
+        ).slice(0, query.limit + 1)
+      : await leaderboardPage(db, {
+          board,
+          team: query.team,
+          after: query.after,
+          limit: query.limit + 1,
+        });
   const page = toPage(rows, query.limit, (last) =>
     encodeLeaderboardCursor({ board: cursorBoard, position: last.position, rank: last.rank }),
   );

@@ -15,6 +15,7 @@ import type { RateLimitDecision, RateLimiter } from '../rate-limit.js';
 import type { LiveBoards } from '../live/boards.js';
 import type { LiveHub } from '../live/hub.js';
 import type { CatalogCache } from '../services/catalog.js';
+import type { FirstPageCache } from '../services/first-page.js';
 import type { UserStateCache } from '../services/state-cache.js';
 
 /** Long-lived collaborators every request shares; built once by the app factory. */
@@ -28,6 +29,13 @@ export interface AppDeps {
    * and other fans, `reads.own` for the caller's own data; writes use `db`.
    */
   reads: ReadRouter;
+  /** Boards' first pages, shared by this instance's reads for a bounded time (src/services/first-page.ts). */
+  firstPages: FirstPageCache;
+  /**
+   * After a fan's write committed (a fan mutation, or events recorded for the
+   * fan): their reads see it (read-your-writes) and the first pages are read again.
+   */
+  wrote(userId: string): void;
   verifier: AuthVerifier;
   logger: Logger;
   /** Absent when RATE_LIMIT_PER_USER is 0. */

@@ -164,7 +164,7 @@ export const protectedProcedure = t.procedure.use(({ ctx, path, type, next }) =>
         ctx.identify({ userId });
         const result = await next({ ctx: { principal, userId } });
         // The fan's reads after their write see it (read-your-writes; db/read-router.ts).
-        if (type === 'mutation') ctx.deps.reads.wrote(userId);
+        if (type === 'mutation') ctx.deps.wrote(userId);
         if (result.ok || !(toAppError(result.error) instanceof UserGoneError)) {
           return mapped(result);
         }
