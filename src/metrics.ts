@@ -193,6 +193,47 @@ export function trackOutbox(lagSeconds: () => Promise<number>): () => void {
   return () => outboxes.delete(lagSeconds);
 }
 
+/** What `trackReplica` reads: db/read-router.ts's ReadRouter. */
+export interface ReplicaSource {
+  readonly replicaServing: boolean;
+  lagSeconds(): number | null;
+}
+
+const replicas = new Set<ReplicaSource>();
+// Registered by the first trackReplica: without DATABASE_READ_URL the series are absent, not 0.
+const replicaLag = new Gauge({
+  name: 'ups_replica_lag_seconds',
+  help: 'How far behind the primary the read replica is, at most (db/read-router.ts; NaN before it first answered)',
+  registers: [],
+  collect() {
+    for (const replica of replicas) this.set(replica.lagSeconds() ?? Number.NaN);
+  },
+});
+const replicaServing = new Gauge({
+  name: 'ups_replica_serving',
+  help: '1 while reads go to the read replica, 0 while it is down or lagging beyond DATABASE_READ_MAX_LAG_MS',
+  registers: [],
+  collect() {
+    for (const replica of replicas) this.set(replica.replicaServing ? 1 : 0);
+  },
+});
+
+/** Reports the read replica's lag and whether it serves, at every scrape, until the returned function is called. */
+export function trackReplica(replica: ReplicaSource): () => void {
+  if (replicas.size === 0) {
+    if (!registry.getSingleMetric('ups_replica_lag_seconds')) registry.registerMetric(replicaLag);
+    if (!registry.getSingleMetric('ups_replica_serving')) registry.registerMetric(replicaServing);
+  }
+  replicas.add(replica);
+  return () => {
+    replicas.delete(replica);
+    if (replicas.size === 0) {
+      registry.removeSingleMetric('ups_replica_lag_seconds');
+      registry.removeSingleMetric('ups_replica_serving');
+    }
+  };
+}
+
 let processMetrics = false;
 
 /**

@@ -7,7 +7,7 @@ import { loadConfigOrExit, unknownVariables } from './config.js';
 import { hardenServer } from './http/client-error.js';
 import { createLive } from './live/service.js';
 import { createLogger } from './logger.js';
-import { metrics, metricsServer, trackOutbox, trackPool } from './metrics.js';
+import { metrics, metricsServer, trackOutbox, trackPool, trackReplica } from './metrics.js';
 import { connectRateLimitStore } from './rate-limit.js';
 import { stopTracing, tracingConfigured, tracingEnabled } from './telemetry/tracing.js';
 
@@ -91,6 +91,7 @@ async function main(): Promise<void> {
   const inFlight = trackResponses(server);
   await listening(server);
   trackPool(() => database.poolStats());
+  if (database.reads.hasReplica) trackReplica(database.reads);
   if (live.webhooks) trackOutbox(live.webhooks.lagSeconds.bind(live.webhooks));
   const metricsEndpoint =
     config.metricsPort === undefined

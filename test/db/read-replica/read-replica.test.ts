@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../db/database.js';
 import { ensureUser, findUser } from '../../../db/queries/users.js';
 import type { Database } from '../../../db/schema.js';
+import { registry, trackReplica } from '../../../src/metrics.js';
 import { adminQuery, createTestDatabase, openPool, testDbKind } from '../../helpers/test-db.js';
 import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 import type { TestDatabase } from '../../helpers/test-db.js';
@@ -282,6 +283,17 @@ describe.skipIf(skipReason !== undefined)(
         await handle.reads.refresh();
         expect(handle.reads.replicaServing).toBe(true);
         changes.length = 0;
+        const untrack = trackReplica(handle.reads);
+        const scrape = async () => {
+          const text = await registry.metrics();
+          const value = (name: string) =>
+            Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 'absent');
+          return { lag: value('ups_replica_lag_seconds'), serving: value('ups_replica_serving') };
+        };
+        const up = await scrape();
+        expect(up.serving).toBe(1);
+        expect(up.lag).toBeGreaterThanOrEqual(0);
+        expect(up.lag).toBeLessThan(600);
 
         await replicaCtl('stop');
         try {
@@ -298,6 +310,7 @@ describe.skipIf(skipReason !== undefined)(
           }
           expect(handle.reads.replicaServing).toBe(false);
           expect(changes).toEqual([{ serving: false, reason: 'a read failed on the replica' }]);
+          expect((await scrape()).serving).toBe(0);
           expect(await handle.reads.shared(onReplica)).toBe(false);
         } finally {
           await replicaCtl('start');
@@ -307,6 +320,9 @@ describe.skipIf(skipReason !== undefined)(
           return handle.reads.replicaServing || undefined;
         });
         expect(await handle.reads.shared(onReplica)).toBe(true);
+        expect((await scrape()).serving).toBe(1);
+        untrack();
+        expect(await registry.metrics()).not.toMatch(/ups_replica_/);
         const board = await app.request('GET', '/api/leaderboard?team=Replica%20FC', { token });
         expect(board.status).toBe(200);
         expect(board.body.data.entries.map((e: { handle: string }) => e.handle)).toContain(name);
