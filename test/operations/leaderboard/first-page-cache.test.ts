@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { createTestDatabase, testDbKind, type TestDatabase } from '../helpers/test-db.js';
-import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer.js';
+import { startTestApp, type TestApp } from '../../helpers/test-app.js';
+import { createTestDatabase, testDbKind, type TestDatabase } from '../../helpers/test-db.js';
+import { startTokenIssuer, type TokenIssuer } from '../../helpers/token-issuer.js';
 
 /**
  * The shared first page (src/services/first-page.ts; docs/READS.md): two
