@@ -300,7 +300,18 @@ export const adminRouter = router({
         protect: true,
       },
     })
-    .input(z.strictObject({ userId, banned: z.boolean(), reason }).meta({ id: 'AdminSetBanInput' }))
+    .input(
+      z
+        .strictObject({
+          userId,
+          // Not z.boolean(): trpc-to-openapi coerces a body's top-level booleans ("false" → true).
+          banned: z
+            .literal([true, false])
+            .meta({ description: 'true bans the fan, false lifts the ban' }),
+          reason,
+        })
+        .meta({ id: 'AdminSetBanInput' }),
+    )
     .output(
       success(
         z

@@ -1472,7 +1472,11 @@ export interface components {
             reason: string;
         };
         AdminSetBanInput: {
-            banned: boolean;
+            /**
+             * @description true bans the fan, false lifts the ban
+             * @enum {boolean}
+             */
+            banned: true | false;
             /** @description Why: kept in the audit log */
             reason: string;
         };

@@ -624,6 +624,16 @@ describe('bans', () => {
           })
         ).body.data.entries.map((e: any) => e.userId);
 
+      // A string is not a yes: REST bodies are not coerced into a ban.
+      for (const value of ['false', 'true', 1, null]) {
+        const refused = await call('PUT', `/api/admin/fans/${target.userId}/ban`, {
+          banned: value,
+          reason: 'Typo',
+        });
+        expect(refused.status, String(value)).toBe(400);
+        expect(refused.body.error.issues[0].path).toBe('banned');
+      }
+      expect(await fullSortRanks(app.db)).toEqual(ranksBefore);
       const banned = await call('PUT', `/api/admin/fans/${target.userId}/ban`, {
         banned: true,
         reason: 'Bot account',
