@@ -1,6 +1,7 @@
 import type { AuthVerifier } from '../../src/auth/verifier.js';
 import { afterAll } from 'vitest';
 import type { Face } from './reads.js';
+import { route } from './routes.js';
 import { startTestApp, type TestApp } from './test-app.js';
 import type { TestDatabase } from './test-db.js';
 
@@ -67,7 +68,8 @@ export function rawWrite(
   body: string | Buffer,
   headers: Record<string, string>,
 ) {
-  const [method, path] = face === 'rest' ? ['PATCH', '/api/user'] : ['POST', '/trpc/updateUser'];
+  const { method, path } =
+    face === 'rest' ? route('updateUser') : { method: 'POST', path: '/trpc/updateUser' };
   return raw(app.url, path, {
     method,
     headers: { authorization: `Bearer ${token}`, ...headers },

@@ -4,6 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import { rebuildRankCounts } from '../../db/queries/rank.js';
 import { teamKey } from '../../db/team-key.js';
 import type { Database } from '../../db/schema.js';
+import { route } from './routes.js';
 import type { TestApp } from './test-app.js';
 
 /**
@@ -17,14 +18,19 @@ export const FACES: Face[] = ['rest', 'trpc'];
 export type ReadProcedure =
   'me' | 'leaderboard' | 'leaderboardAroundMe' | 'leaderboardSeasons' | 'pointsHistory' | 'quests';
 
-export const READ_PATHS: Record<ReadProcedure, string> = {
-  me: '/api/user',
-  leaderboard: '/api/leaderboard',
-  leaderboardAroundMe: '/api/leaderboard/me',
-  leaderboardSeasons: '/api/leaderboard/seasons',
-  pointsHistory: '/api/user/points',
-  quests: '/api/user/quests',
-};
+/** Each read's REST path, from the router's meta (test/helpers/routes.ts). */
+export const READ_PATHS = Object.fromEntries(
+  (
+    [
+      'me',
+      'leaderboard',
+      'leaderboardAroundMe',
+      'leaderboardSeasons',
+      'pointsHistory',
+      'quests',
+    ] as const
+  ).map((name) => [name, route(name).path]),
+) as Record<ReadProcedure, string>;
 
 export type ReadResult =
   | { ok: true; status: number; data: any }

@@ -1,5 +1,6 @@
 import { TRPCClientError } from '@trpc/client';
 import type { Face } from './reads.js';
+import { route } from './routes.js';
 import type { TestApp } from './test-app.js';
 
 /**
@@ -8,12 +9,6 @@ import type { TestApp } from './test-app.js';
  * against openapi.json by app.request), tRPC the typed client.
  */
 export type WriteProcedure = 'updateUser' | 'onboardProfile' | 'deleteAccount';
-
-const ROUTES: Record<WriteProcedure, { method: string; path: string }> = {
-  updateUser: { method: 'PATCH', path: '/api/user' },
-  onboardProfile: { method: 'POST', path: '/api/user/profile' },
-  deleteAccount: { method: 'DELETE', path: '/api/user' },
-};
 
 export type WriteResult =
   | { ok: true; status: number; data: any }
@@ -33,7 +28,7 @@ export function writer(app: TestApp, face: Face) {
     input?: Record<string, unknown>,
   ): Promise<WriteResult> {
     if (face === 'rest') {
-      const { method, path } = ROUTES[procedure];
+      const { method, path } = route(procedure);
       const response = await app.request(method, path, { token, body: input });
       if (response.status < 300) {
         if (response.body?.success !== true) throw new Error(`not a success: ${response.text}`);

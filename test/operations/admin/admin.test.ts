@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { appRouter } from '../../../routers/index.js';
-import { listProcedures } from '../../../src/trpc/procedures.js';
 import { consistencyProblems, fullSortRanks } from '../../helpers/consistency.js';
 import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../../helpers/test-app.js';
+import { ROUTES } from '../../helpers/routes.js';
 import { openPool } from '../../helpers/test-db.js';
 
 /**
@@ -13,18 +12,8 @@ import { openPool } from '../../helpers/test-db.js';
  */
 const { app, database } = useTestApp();
 
-/** Every admin operation from the router's meta, with a path whose parameters are filled. */
-const ADMIN_ROUTES = listProcedures(appRouter)
-  .filter((p) => p.meta?.openapi?.tags?.includes('admin'))
-  .map((p) => ({
-    name: p.path,
-    method: p.meta!.openapi!.method,
-    path: p
-      .meta!.openapi!.path.replace('{kind}', 'quest')
-      .replace('{key}', 'daily_reader')
-      .replace('{userId}', '00000000-0000-4000-8000-000000000000')
-      .replace('{id}', '00000000-0000-4000-8000-000000000000'),
-  }));
+/** Every admin operation from the router's meta, with a path whose parameters are filled (fillPath). */
+const ADMIN_ROUTES = ROUTES.filter((r) => r.serviceScope === 'admin');
 
 /** Another instance on the same database (its own pool on PostgreSQL) and identity provider. */
 async function instance(options: { env?: Record<string, string>; clock?: () => Date } = {}) {

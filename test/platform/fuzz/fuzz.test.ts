@@ -5,6 +5,7 @@ import { ERROR_CODES } from '../../../src/app-error.js';
 import { ERROR_TABLE } from '../../../src/error-mapping.js';
 import { PROFILE_FIELDS } from '../../../db/profile-fields.js';
 import { MAX_TRPC_BATCH } from '../../../src/http/trpc-batch.js';
+import { route } from '../../helpers/routes.js';
 import { defaultCatalog } from '../../helpers/catalog.js';
 import { consistencyProblems } from '../../helpers/consistency.js';
 
@@ -24,10 +25,12 @@ const SEED = process.env.FUZZ_SEED
   ? Number(process.env.FUZZ_SEED)
   : Date.now() ^ (Math.random() * 2 ** 31);
 
-const OPERATIONS = [
-  { method: 'PATCH', path: '/api/user', openapiMethod: 'patch' },
-  { method: 'POST', path: '/api/user/profile', openapiMethod: 'post' },
-] as const;
+/** Both profile writes, from the router's meta. */
+const OPERATIONS = [route('updateUser'), route('onboardProfile')].map(({ method, path }) => ({
+  method,
+  path,
+  openapiMethod: method.toLowerCase(),
+}));
 
 const HOSTILE_KEYS = [
   '__proto__',

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TRPCClientError } from '@trpc/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FACES, reader, type Face } from '../../helpers/reads.js';
+import { route } from '../../helpers/routes.js';
 import { useTestApp } from '../../helpers/test-app.js';
 
 /**
@@ -19,17 +20,13 @@ type WriteResult =
 
 /** The two writes on either face, with one result shape. */
 function writer(face: Face) {
-  const paths = {
-    updateUser: ['PATCH', '/api/user'],
-    onboardProfile: ['POST', '/api/user/profile'],
-  } as const;
   return async function write(
-    procedure: keyof typeof paths,
+    procedure: 'updateUser' | 'onboardProfile',
     token: string,
     body: unknown,
   ): Promise<WriteResult> {
     if (face === 'rest') {
-      const [method, path] = paths[procedure];
+      const { method, path } = route(procedure);
       const response = await app.request(method, path, { token, body });
       if (response.status < 300)
         return { ok: true, status: response.status, data: response.body.data };

@@ -1,0 +1,3 @@
+import { operationSuites } from '../../helpers/operation-suites.js';
+
+operationSuites('onboardProfile');
