@@ -13,6 +13,7 @@ ARG NODE_IMAGE=node:22-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY client/package.json client/package.json
 # --ignore-scripts: the sources are not here yet; `npm run build` below compiles.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./

@@ -1,6 +1,15 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The README's client examples import the client package; tests run its source.
+  resolve: {
+    alias: {
+      'user-profile-service-client': fileURLToPath(
+        new URL('./client/src/index.ts', import.meta.url),
+      ),
+    },
+  },
   test: {
     environment: 'node',
     include: ['test/**/*.test.ts'],

@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,26 +8,37 @@ import { listProcedures } from '../src/trpc/procedures.js';
 
 /**
  * `npm run consumer:check`: proves that a neighbouring TypeScript project can
- * use `type AppRouter` from the published declarations alone.
+ * use the client package (client/, `user-profile-service-client`) from its
+ * packed tarball alone, and that it works against a live service.
  *
- * 1. Emits the declarations (`npm run build:types`) and packs the service
- *    (`npm pack`, the files package.json `files` lists).
+ * 1. Builds the client (`npm run build -w client`: the router's declarations
+ *    and the client factory) and packs it (`npm pack -w client`).
  * 2. Copies test/consumer/ to a temporary directory, installs its own
- *    dependencies (`npm ci`: `@trpc/client` and its peers, nothing else) and
- *    unpacks the tarball as node_modules/user-profile-service without the
- *    service's dependencies: the strictest case, where any type that leaked
- *    from express, kysely or zod would turn into `any`.
+ *    dependencies (`npm ci`: `@trpc/server`, the client's peer, and
+ *    `typescript`) and then the tarball, which brings `@trpc/client` and
+ *    `eventsource` and nothing of the service's dependencies: any type that
+ *    leaked from express, kysely or zod would turn into `any`.
  * 3. Type-checks the fixture with its own strict tsconfig
- *    (`exactOptionalPropertyTypes`, bundler resolution, `skipLibCheck`).
- * 4. Checks the fixture calls every procedure of `appRouter`.
- * 5. Replaces the declarations with `type AppRouter = any` and expects the
- *    type check to fail: the fixture's `@ts-expect-error`s are what catches it.
+ *    (`exactOptionalPropertyTypes`, bundler resolution, `skipLibCheck`) and
+ *    checks it calls every procedure of `appRouter`.
+ * 4. Starts the service (embedded database, development identity provider),
+ *    mints a development token and runs the fixture's live.ts with Node: a
+ *    query, a mutation and a subscription receiving the mutation's events.
+ * 5. Replaces the router declarations with `type AppRouter = any` and
+ *    expects the type check to fail: the fixture's `@ts-expect-error`s are
+ *    what catches it.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURE = join(ROOT, 'test/consumer');
+const PACKAGE = 'user-profile-service-client';
 
-function run(command: string, args: string[], cwd: string): string {
-  return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+function run(command: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv): string {
+  return execFileSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(env ? { env } : {}),
+  });
 }
 
 function typecheck(consumer: string): { ok: boolean; output: string } {
@@ -42,31 +53,84 @@ function typecheck(consumer: string): { ok: boolean; output: string } {
   }
 }
 
+/** The service on the embedded database in `dataDir`, on an ephemeral port. */
+async function startService(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'development',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffered = '';
+    const timer = setTimeout(() => reject(new Error(`service did not start: ${stderr}`)), 120_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        const entry = (() => {
+          try {
+            return JSON.parse(line) as { msg?: string; port?: number };
+          } catch {
+            return {};
+          }
+        })();
+        if (entry.msg === 'listening' && entry.port) {
+          clearTimeout(timer);
+          resolve(entry.port);
+        }
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code}: ${stderr}`));
+    });
+  });
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+async function stopService(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'consumer-check-'));
+  let service: ChildProcess | undefined;
   try {
-    console.log('== declarations and package');
-    run('npm', ['run', '-s', 'build:types'], ROOT);
+    console.log('== client package');
+    run('npm', ['run', '-s', 'build', '-w', 'client'], ROOT);
     const [packed] = JSON.parse(
-      run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], ROOT),
+      run(
+        'npm',
+        ['pack', '-w', 'client', '--json', '--ignore-scripts', '--pack-destination', work],
+        ROOT,
+      ),
     ) as { filename: string; files: { path: string }[] }[];
     if (!packed) throw new Error('npm pack wrote nothing');
     console.log(`${packed.filename}: ${packed.files.length} files`);
 
-    console.log('== consumer install (@trpc/client and its peers only)');
+    console.log('== consumer install (its own @trpc/server and typescript, then the tarball)');
     const consumer = join(work, 'consumer');
     await cp(FIXTURE, consumer, {
       recursive: true,
-      filter: (source) => !source.includes('node_modules'),
+      filter: (source) => !source.includes('node_modules') && !source.includes('/out'),
     });
-    run('npm', ['ci', '--no-audit', '--no-fund', '--prefer-offline'], consumer);
-    const installed = join(consumer, 'node_modules/user-profile-service');
-    await mkdir(installed, { recursive: true });
-    run(
-      'tar',
-      ['-xzf', join(work, packed.filename), '-C', installed, '--strip-components=1'],
-      ROOT,
-    );
+    const quiet = ['--no-audit', '--no-fund', '--prefer-offline'];
+    run('npm', ['ci', ...quiet], consumer);
+    run('npm', ['install', '--no-save', ...quiet, join(work, packed.filename)], consumer);
+    const installed = join(consumer, 'node_modules', PACKAGE);
 
     console.log('== consumer typecheck');
     const result = typecheck(consumer);
@@ -83,11 +147,36 @@ async function main(): Promise<void> {
       );
     }
 
+    console.log('== a call against a live service (live.ts, run with Node)');
+    run('node', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.run.json'], consumer);
+    const started = await startService(join(work, 'data'));
+    service = started.child;
+    const token = run(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/token.ts', 'consumer-check'],
+      ROOT,
+      {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        NODE_ENV: 'development',
+        DATA_DIR: join(work, 'data'),
+      },
+    ).trim();
+    const output = run('node', ['out/live.js'], consumer, {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      SERVICE_URL: started.url,
+      SERVICE_TOKEN: token,
+    });
+    console.log(output.trim());
+    await stopService(service);
+    service = undefined;
+
     console.log('== AppRouter degraded to any must fail');
-    const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
-      types: string;
-    };
-    await writeFile(join(installed, manifest.types), 'export type AppRouter = any;\n');
+    await writeFile(
+      join(installed, 'dist/server/routers/index.d.ts'),
+      'export type AppRouter = any;\n',
+    );
     const degraded = typecheck(consumer);
     if (degraded.ok) throw new Error('the fixture type-checks against AppRouter = any');
     if (!degraded.output.includes("Unused '@ts-expect-error' directive")) {
@@ -97,6 +186,7 @@ async function main(): Promise<void> {
     console.log(`${errors.length} type errors against AppRouter = any, as expected`);
     console.log('consumer check passed');
   } finally {
+    if (service) await stopService(service);
     await rm(work, { recursive: true, force: true });
   }
 }

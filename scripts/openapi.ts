@@ -8,14 +8,14 @@ import { buildOpenApiDocument } from '../src/openapi.js';
 /**
  * `npm run openapi` writes openapi.json from the routers (with the webhooks
  * of routers/live-schemas.ts), from it the REST client types in
- * test/clients/openapi-types.ts (openapi-typescript), and asyncapi.json (the
+ * client/src/openapi-types.ts (openapi-typescript, shipped by the client package), and asyncapi.json (the
  * live streams); `npm run openapi:check` fails when a committed file differs
  * from what the routers generate (CI runs it, and a test does too).
  */
 export const OPENAPI_PATH = fileURLToPath(new URL('../openapi.json', import.meta.url));
 export const ASYNCAPI_PATH = fileURLToPath(new URL('../asyncapi.json', import.meta.url));
 export const OPENAPI_TYPES_PATH = fileURLToPath(
-  new URL('../test/clients/openapi-types.ts', import.meta.url),
+  new URL('../client/src/openapi-types.ts', import.meta.url),
 );
 
 export function renderOpenApi(): string {

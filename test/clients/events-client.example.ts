@@ -1,5 +1,4 @@
-import { createTRPCClient, httpLink } from '@trpc/client';
-import type { AppRouter } from 'user-profile-service';
+import { createClient } from 'user-profile-service-client';
 
 /** A check-in service: its own client-credentials token, one event per check-in, sent once. */
 export async function recordCheckins(
@@ -7,11 +6,7 @@ export async function recordCheckins(
   serviceToken: string,
   checkins: { checkinId: string; fanSubject: string; at: Date }[],
 ) {
-  const api = createTRPCClient<AppRouter>({
-    links: [
-      httpLink({ url: `${baseUrl}/trpc`, headers: { authorization: `Bearer ${serviceToken}` } }),
-    ],
-  });
+  const api = createClient({ url: baseUrl, token: serviceToken });
   const { data } = await api.recordEvents.mutate({
     events: checkins.map((checkin) => ({
       id: `checkin-${checkin.checkinId}`, // the idempotency key: safe to send again

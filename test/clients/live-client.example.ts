@@ -1,5 +1,4 @@
-import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink } from '@trpc/client';
-import type { AppRouter } from 'user-profile-service';
+import { createClient } from 'user-profile-service-client';
 
 /** Calls `onEvent` with each of the signed-in user's events as it commits; returns `stop`. */
 export function watchMyEvents(
@@ -8,17 +7,10 @@ export function watchMyEvents(
   onEvent: (event: { id: string; type: string; data: unknown }) => void,
   lastEventId?: string,
 ) {
-  const api = createTRPCClient<AppRouter>({
-    links: [
-      splitLink({
-        condition: (op) => op.type === 'subscription',
-        // Server-Sent Events; a browser's EventSource cannot set headers, so the token
-        // goes as a connection parameter. Reconnects resume from the last event id.
-        true: httpSubscriptionLink({ url: `${baseUrl}/trpc`, connectionParams: { token } }),
-        false: httpLink({ url: `${baseUrl}/trpc`, headers: { authorization: `Bearer ${token}` } }),
-      }),
-    ],
-  });
+  // Server-Sent Events through the `eventsource` package (Node 20 and 22 have no global
+  // EventSource); the token goes as a connection parameter, and a dropped stream resumes
+  // from its last event id by itself.
+  const api = createClient({ url: baseUrl, token });
   const subscription = api.myEvents.subscribe(lastEventId ? { lastEventId } : undefined, {
     onData: ({ data }) => onEvent(data),
     onError: (error) => console.error(error.data?.errorCode, error.message),

@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import type { paths } from './openapi-types.js';
+import type { paths } from 'user-profile-service-client';
 
 export async function onboardOverRest(baseUrl: string, token: string) {
   const api = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${token}` } });

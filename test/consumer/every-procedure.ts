@@ -1,16 +1,21 @@
 /**
- * A neighbouring project's view of the service: only `@trpc/client` (and its
- * peers `@trpc/server`, `typescript`) of its own, the service installed from
- * its packed tarball, a stock strict tsconfig. `npm run consumer:check` in the
- * service type-checks this file; it is never run.
+ * A neighbouring project's view of the service: the client package
+ * (`user-profile-service-client`, installed from its `npm pack` tarball) and
+ * its peer `@trpc/server`, `typescript`, a stock strict tsconfig.
+ * `npm run consumer:check` in the service type-checks this file (live.ts is
+ * the part it runs).
  *
  * One function per procedure, each calling it through `api.<procedure>` and
  * checking the output type. The check fails when a procedure of `appRouter`
  * has no `api.<procedure>` call here, so a new procedure gets a function too.
  */
-import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
-import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from 'user-profile-service';
+import {
+  createClient,
+  TRPCClientError,
+  type AppRouter,
+  type RouterInputs as Inputs,
+  type RouterOutputs as Outputs,
+} from 'user-profile-service-client';
 
 type Equal<A, B> =
   (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -21,19 +26,9 @@ function assertType<T extends true>(): T | void {}
 // If the declarations degrade to `any`, every check below fails: this one directly,
 // and each `@ts-expect-error` because the error it expects is gone.
 assertType<Equal<IsAny<AppRouter>, false>>();
-assertType<Equal<IsAny<inferRouterOutputs<AppRouter>['me']>, false>>();
+assertType<Equal<IsAny<Outputs['me']>, false>>();
 
-type Inputs = inferRouterInputs<AppRouter>;
-type Outputs = inferRouterOutputs<AppRouter>;
-
-const api = createTRPCClient<AppRouter>({
-  links: [
-    httpLink({
-      url: 'http://localhost:3000/trpc',
-      headers: { authorization: 'Bearer <token>' },
-    }),
-  ],
-});
+const api = createClient({ url: 'http://localhost:3000', token: '<token>' });
 
 export async function updateUser() {
   const { data: user } = await api.updateUser.mutate({
@@ -237,7 +232,7 @@ export async function adminAuditLog() {
   return data.entries;
 }
 
-/** Subscriptions need a subscription link at run time (httpSubscriptionLink); the types do not. */
+/** Subscriptions go over Server-Sent Events (createClient's httpSubscriptionLink). */
 export function myEvents() {
   return api.myEvents.subscribe(
     { lastEventId: '42' },

@@ -4,7 +4,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 // The documented entry point (package.json "exports"), as a client imports it.
 import type { AppRouter } from 'user-profile-service';
 import type { ErrorCode } from '../../src/app-error.js';
-import type { paths } from '../clients/openapi-types.js';
+import type { paths } from '../../client/src/openapi-types.js';
 
 /**
  * Type-level contract of the tRPC face: `npm run typecheck` fails when an

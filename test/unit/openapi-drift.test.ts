@@ -15,7 +15,7 @@ describe('committed openapi.json', () => {
     expect(committed).toBe(renderOpenApi());
   });
 
-  it('has REST client types generated from it (test/clients/openapi-types.ts)', async () => {
+  it('has REST client types generated from it (client/src/openapi-types.ts)', async () => {
     const committed = await readFile(OPENAPI_TYPES_PATH, 'utf8');
     expect(committed).toBe(await renderOpenApiTypes(renderOpenApi()));
   });

@@ -11,13 +11,15 @@ async function json(path: string): Promise<{ version?: string; info?: { version?
 }
 
 describe('versions in step (docs/VERSIONING.md)', () => {
-  it('package.json, API_VERSION and the committed openapi.json name one version', async () => {
+  it('package.json, API_VERSION, the committed openapi.json and the client package name one version', async () => {
     const pkg = await json('package.json');
     const openapi = await json('openapi.json');
+    const client = await json('client/package.json');
     expect(pkg.version).toMatch(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/);
-    expect({ api: API_VERSION, openapi: openapi.info?.version }).toEqual({
+    expect({ api: API_VERSION, openapi: openapi.info?.version, client: client.version }).toEqual({
       api: pkg.version,
       openapi: pkg.version,
+      client: pkg.version,
     });
   });
 

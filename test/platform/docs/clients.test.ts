@@ -7,7 +7,7 @@ import createClient, { type Middleware } from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppRouter } from '../../../routers/index.js';
 import { onboardOverRest } from '../../clients/rest-client.example.js';
-import type { paths } from '../../clients/openapi-types.js';
+import type { paths } from '../../../client/src/openapi-types.js';
 import { onboardOverTrpc } from '../../clients/trpc-client.example.js';
 import { recordCheckins } from '../../clients/events-client.example.js';
 import { assertResponseConforms } from '../../helpers/openapi-conformance.js';

@@ -1,0 +1,84 @@
+/**
+ * The User Profile Service's client: `createClient` gives a typed tRPC client
+ * for every procedure, live subscriptions included, and the package ships the
+ * types a client needs (`AppRouter`, inputs and outputs, the REST `paths`
+ * generated from openapi.json). Nothing of the service's own dependencies.
+ */
+import {
+  createTRPCClient,
+  httpLink,
+  httpSubscriptionLink,
+  splitLink,
+  TRPCClientError,
+} from '@trpc/client';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import { EventSource as FetchEventSource } from 'eventsource';
+import type { AppRouter } from '#app-router';
+
+export type { AppRouter };
+/** Every procedure's input, by name: `RouterInputs['updateUser']`. */
+export type RouterInputs = inferRouterInputs<AppRouter>;
+/** Every procedure's output, by name: `RouterOutputs['me']`. */
+export type RouterOutputs = inferRouterOutputs<AppRouter>;
+/** The REST API's types (openapi-typescript), for openapi-fetch or any typed fetch. */
+export type { components, operations, paths, webhooks } from './openapi-types.js';
+/** A failed call: `error.data?.errorCode` is the contract's code (docs/CONTRACT.md, Errors). */
+export { TRPCClientError };
+
+/** A bearer token, or a function giving the current one (called for each request and each stream). */
+export type TokenSource = string | (() => string | undefined | Promise<string | undefined>);
+
+export interface ClientOptions {
+  /** Where the service is, e.g. `https://api.fans.example`; calls go to `<url>/trpc`. */
+  url: string;
+  /** The caller's token: a fan's, or a service's client-credentials token. */
+  token?: TokenSource;
+  /**
+   * The EventSource for subscriptions. Default: the `eventsource` package's,
+   * built on fetch, which works on Node 20 and 22 (neither has a global
+   * EventSource without `--experimental-eventsource`) and in browsers.
+   */
+  EventSource?: typeof globalThis.EventSource;
+  /** The fetch for queries and mutations; default: the global one. */
+  fetch?: typeof globalThis.fetch;
+}
+
+/**
+ * A typed tRPC client: `api.me.query()`, `api.updateUser.mutate({...})`,
+ * `api.myEvents.subscribe(input, { onData })`. Queries and mutations go over
+ * HTTP with `Authorization: Bearer <token>`; subscriptions over Server-Sent
+ * Events, where the token travels as a connection parameter (a browser's
+ * EventSource cannot set headers) and a dropped stream resumes from its last
+ * event id by itself.
+ */
+export function createClient(options: ClientOptions) {
+  const url = `${options.url.replace(/\/+$/, '')}/trpc`;
+  const token = async () =>
+    typeof options.token === 'function' ? await options.token() : options.token;
+  return createTRPCClient<AppRouter>({
+    links: [
+      splitLink({
+        condition: (op) => op.type === 'subscription',
+        true: httpSubscriptionLink({
+          url,
+          EventSource: options.EventSource ?? FetchEventSource,
+          connectionParams: async () => {
+            const current = await token();
+            return current ? { token: current } : null;
+          },
+        }),
+        false: httpLink({
+          url,
+          ...(options.fetch ? { fetch: options.fetch } : {}),
+          headers: async () => {
+            const current = await token();
+            return current ? { authorization: `Bearer ${current}` } : {};
+          },
+        }),
+      }),
+    ],
+  });
+}
+
+/** What `createClient` returns. */
+export type Client = ReturnType<typeof createClient>;
