@@ -232,6 +232,44 @@ export async function adminAuditLog() {
   return data.entries;
 }
 
+export async function adminListWebhookEndpoints() {
+  const { data } = await api.adminListWebhookEndpoints.query();
+  assertType<Equal<(typeof data.endpoints)[number]['source'], 'admin' | 'config'>>();
+  return data;
+}
+
+export async function adminCreateWebhookEndpoint() {
+  const { data } = await api.adminCreateWebhookEndpoint.mutate({
+    url: 'https://hooks.example.com/fan-app',
+    eventTypes: ['points_awarded'],
+  });
+  assertType<Equal<typeof data.secret, string>>();
+  return data.endpoint.id;
+}
+
+export async function adminUpdateWebhookEndpoint() {
+  const { data } = await api.adminUpdateWebhookEndpoint.mutate({
+    id: '3f6c2a9e-8b1d-4c57-9e2a-7d4b1f0c6a35',
+    enabled: false,
+  });
+  return data;
+}
+
+export async function adminRotateWebhookEndpointSecret() {
+  const { data } = await api.adminRotateWebhookEndpointSecret.mutate({
+    id: '3f6c2a9e-8b1d-4c57-9e2a-7d4b1f0c6a35',
+    overlapSeconds: 3600,
+  });
+  return data;
+}
+
+export async function adminRetireWebhookEndpoint() {
+  const { data } = await api.adminRetireWebhookEndpoint.mutate({
+    id: '3f6c2a9e-8b1d-4c57-9e2a-7d4b1f0c6a35',
+  });
+  return data;
+}
+
 /** Subscriptions go over Server-Sent Events (createClient's httpSubscriptionLink). */
 export function myEvents() {
   return api.myEvents.subscribe(
