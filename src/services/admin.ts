@@ -258,6 +258,8 @@ export async function adjustPoints(
     metrics.userWriteAttempt('admin', result.outcome);
     if (result.outcome === 'written') {
       deps.userStates.delete(state.user.id);
+      // Read-your-writes and this instance's shared first pages (AppDeps.wrote).
+      deps.wrote?.(state.user.id);
       return {
         id: input.id,
         status: 'adjusted',
@@ -325,6 +327,7 @@ export async function setBan(
     metrics.userWriteAttempt('admin', result.outcome);
     if (result.outcome === 'written') {
       deps.userStates.delete(state.user.id);
+      deps.wrote?.(state.user.id);
       return { userId: state.user.id, banned: input.ban, bannedAt: result.user.bannedAt };
     }
     if (result.outcome === 'gone') throw fanNotFound(input.userId);
