@@ -54,7 +54,9 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|dist|coverage)/' },
+    // Built output is not source: dist/, and the client workspace's client/dist/ (also
+    // when reached through node_modules' link to the workspace, from a copy of the tree).
+    exclude: { path: '^(node_modules|dist|coverage)/|(^|/)client/dist/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
