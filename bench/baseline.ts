@@ -172,7 +172,7 @@ async function syncQuests(
       },
     ]),
   );
-  const plan = planQuestSync(await catalog(), { profile, onboarded: true }, stored, now);
+  const plan = planQuestSync(await catalog(client), { profile, onboarded: true }, stored, now);
   const reached = plan.reached.filter((tier) => tier.points !== 0);
   const awarded = reached.reduce((sum, tier) => sum + tier.points, 0);
   let points: number;
@@ -227,10 +227,14 @@ async function syncQuests(
   return { points, plan, awarded };
 }
 
-/** The catalog in force, read once (the bench never changes it). */
+/**
+ * The catalog in force, read once (the bench never changes it), on the
+ * caller's connection: a read from the pool while every connection is held
+ * by a request waiting for it would never get one.
+ */
 let catalogRead: Promise<Catalog> | undefined;
-function catalog(): Promise<Catalog> {
-  catalogRead ??= pool
+function catalog(client: pg.PoolClient): Promise<Catalog> {
+  catalogRead ??= client
     .query(
       `SELECT DISTINCT ON (kind, key) kind, key, version, definition, retired
        FROM catalog_definitions ORDER BY kind, key, version DESC`,
