@@ -12,19 +12,21 @@ export interface AuditEntry {
   after?: unknown;
 }
 
+/** The row `entry` is stored as (before and after as JSON text, or null): here and in a user's write. */
+export function auditValues(entry: AuditEntry) {
+  return {
+    actor: entry.actor,
+    action: entry.action,
+    targetKind: entry.targetKind,
+    targetKey: entry.targetKey,
+    before: entry.before === undefined ? null : JSON.stringify(entry.before),
+    after: entry.after === undefined ? null : JSON.stringify(entry.after),
+  };
+}
+
 /** Appends `entry` to the audit log, in the caller's transaction (one clock with the change). */
 export async function recordAudit(db: Kysely<Database>, entry: AuditEntry): Promise<void> {
-  await db
-    .insertInto('adminAudit')
-    .values({
-      actor: entry.actor,
-      action: entry.action,
-      targetKind: entry.targetKind,
-      targetKey: entry.targetKey,
-      before: entry.before === undefined ? null : JSON.stringify(entry.before),
-      after: entry.after === undefined ? null : JSON.stringify(entry.after),
-    })
-    .execute();
+  await db.insertInto('adminAudit').values(auditValues(entry)).execute();
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   type StateScope,
   type UsageWindow,
   type UserState,
+  unchangedPlan,
   type UserWritePlan,
 } from '../../db/queries/user-write/index.js';
 import {
@@ -340,12 +341,8 @@ function activityWrite(
     balances.set(event.event.id, balance);
   }
   const write: UserWritePlan = {
-    userId: state.user.id,
-    expectedVersion: state.user.version,
-    onboard: false,
-    profile: undefined,
+    ...unchangedPlan(state),
     boards: placed.boards,
-    team: { favoriteTeam: state.profile?.favoriteTeam ?? null, changed: false },
     quests: plan.quests.plan().writes,
     streaks: plan.streaks.plan().writes,
     credits: placed.credits,
@@ -365,7 +362,6 @@ function activityWrite(
     },
     events: events.map((event) => ({ type: event.type, payload: event.data })),
     announceRanks: onBoards && placed.credits.length > 0,
-    historyLimit: 0,
     rank: false,
   };
   return { write, balances };
@@ -470,12 +466,8 @@ export async function reverseEvent(
     quests.recordEvent(event.type, event.value, event.occurredAt, now, -1);
     const credit = placed.credits[0];
     const write: UserWritePlan = {
-      userId: state.user.id,
-      expectedVersion: state.user.version,
-      onboard: false,
-      profile: undefined,
+      ...unchangedPlan(state),
       boards: placed.boards,
-      team: { favoriteTeam: state.profile?.favoriteTeam ?? null, changed: false },
       quests: quests.plan().writes,
       credits: placed.credits,
       activity: { recorded: [], reversed: { clientId: sender.clientId, eventId } },
@@ -486,8 +478,6 @@ export async function reverseEvent(
           }))
         : [],
       announceRanks: onBoards && credit !== undefined,
-      historyLimit: 0,
-      rank: false,
       audit: admin && {
         actor: admin.actor,
         action: 'event.reverse',

@@ -12,6 +12,7 @@ import {
   ledgerEntries,
   pointsAndBoards,
   readUserState,
+  unchangedPlan,
   type UserWritePlan,
 } from '../../db/queries/user-write/index.js';
 import type { AdminAuditRow } from '../../db/schema.js';
@@ -228,18 +229,11 @@ export async function adjustPoints(
     const credit = placed.credits[0]!;
     const event = pointsAwarded({ ...credit, source });
     const write: UserWritePlan = {
-      userId: state.user.id,
-      expectedVersion: state.user.version,
-      onboard: false,
-      profile: undefined,
+      ...unchangedPlan(state),
       boards: placed.boards,
-      team: { favoriteTeam: state.profile?.favoriteTeam ?? null, changed: false },
-      quests: [],
       credits: placed.credits,
       events: [{ type: event.type, payload: event.data }],
       announceRanks: onBoards,
-      historyLimit: 0,
-      rank: false,
       audit: {
         actor,
         action: 'fan.adjust',
@@ -303,16 +297,7 @@ export async function setBan(
       return { userId: state.user.id, banned: input.ban, bannedAt };
     }
     const write: UserWritePlan = {
-      userId: state.user.id,
-      expectedVersion: state.user.version,
-      onboard: false,
-      profile: undefined,
-      boards: [],
-      team: { favoriteTeam: state.profile?.favoriteTeam ?? null, changed: false },
-      quests: [],
-      credits: [],
-      historyLimit: 0,
-      rank: false,
+      ...unchangedPlan(state),
       ban: input.ban ? 'ban' : 'unban',
       audit: {
         actor,

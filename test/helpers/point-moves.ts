@@ -4,6 +4,7 @@ import {
   applyUserWrite,
   pointsAndBoards,
   readUserState,
+  unchangedPlan,
   type UserWritePlan,
 } from '../../db/queries/user-write/index.js';
 
@@ -43,18 +44,7 @@ export async function movePoints(
       ],
       { teamBoards: [], teamChanged: false },
     );
-    const plan: UserWritePlan = {
-      userId,
-      expectedVersion: state.user.version,
-      onboard: false,
-      profile: undefined,
-      boards: written,
-      team: { favoriteTeam: state.profile?.favoriteTeam ?? null, changed: false },
-      quests: [],
-      credits,
-      historyLimit: 0,
-      rank: true,
-    };
+    const plan: UserWritePlan = { ...unchangedPlan(state), boards: written, credits, rank: true };
     const result = await applyUserWrite(handle.db, handle.statements, plan);
     if (result.outcome === 'written') return result.rank!;
     if (result.outcome !== 'stale') throw new Error(`point move ${move.key}: ${result.outcome}`);

@@ -16,6 +16,7 @@ export { applyUserWrite, stateAfterWrite, type UserWriteResult } from './apply.j
 export {
   ledgerEntries,
   pointsAndBoards,
+  unchangedPlan,
   type ActivityWrite,
   type BoardWrite,
   type RecordedActivity,

@@ -85,6 +85,26 @@ export interface UserWritePlan {
 /** One ledger entry: a move with the balance after it, computed from the balance read with the plan. */
 export type LedgerCredit = Omit<PointsMove, 'boards'> & { balanceAfter: number };
 
+/**
+ * A plan that changes nothing of `state` but its version: a write of points,
+ * events, a ban or an audit row starts from it and sets what it changes. It
+ * keeps the profile and the team as they are, asks for no history or rank.
+ */
+export function unchangedPlan(state: UserState): UserWritePlan {
+  return {
+    userId: state.user.id,
+    expectedVersion: state.user.version,
+    onboard: false,
+    profile: undefined,
+    boards: [],
+    team: { favoriteTeam: state.profile?.favoriteTeam ?? null, changed: false },
+    quests: [],
+    credits: [],
+    historyLimit: 0,
+    rank: false,
+  };
+}
+
 /** An activity_events row a write records: the event and the result it had. */
 export interface RecordedActivity {
   clientId: string;

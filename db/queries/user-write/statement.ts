@@ -31,6 +31,7 @@ import { PROFILE_FIELD_TABLE, PROFILE_FIELDS } from '../../profile-fields.js';
 import type { Database, UserRow } from '../../schema.js';
 import { fill, Slot, type CompiledStatements } from '../../statements.js';
 import { teamKey } from '../../team-key.js';
+import { auditValues } from '../audit.js';
 import { notificationOf } from '../events.js';
 import { addCounts, countDeltas, positionsOf, rankExpression, type CountDelta } from '../rank.js';
 import type { UserWritePlan } from './plan.js';
@@ -573,15 +574,7 @@ function visibilityPart(plan: UserWritePlan): Part | undefined {
 function auditPart(plan: UserWritePlan): Part | undefined {
   const audit = plan.audit;
   if (!audit) return undefined;
-  const values = {
-    actor: audit.actor,
-    action: audit.action,
-    targetKind: audit.targetKind,
-    targetKey: audit.targetKey,
-    before: audit.before === undefined ? null : JSON.stringify(audit.before),
-    after: audit.after === undefined ? null : JSON.stringify(audit.after),
-  };
-  return part('audit', values, (v) => ({
+  return part('audit', auditValues(audit), (v) => ({
     ctes: [
       [
         'audited',
