@@ -205,22 +205,46 @@ describe('webhooks', () => {
 
       const [user] = await onboardUsers(app, 1, 'giveup');
       const first = await eventsOf([user!]);
-      await expect.poll(() => pending([user!]), { timeout: 20_000, interval: 200 }).toBe(0);
-      const log = await app.db
-        .selectFrom('webhookDeliveries')
-        .select(['eventId', 'outcome'])
-        .where(
-          'eventId',
-          'in',
-          first.map((e) => e.id),
-        )
-        .execute();
-      expect(
-        log
+      const deliveries = () =>
+        app.db
+          .selectFrom('webhookDeliveries')
+          .select(['eventId', 'attempt', 'outcome', 'statusCode', 'error', 'createdAt'])
+          .where(
+            'eventId',
+            'in',
+            first.map((e) => e.id),
+          )
+          .orderBy('id')
+          .execute();
+      const givenUp = async () =>
+        (await deliveries())
           .filter((l) => l.outcome === 'gave_up')
           .map((l) => l.eventId)
-          .sort(),
-      ).toEqual(first.map((e) => e.id).sort());
+          .sort();
+      // Waits for what is asserted (each event given up), not for an empty
+      // queue; should it not come, the message says where each event got to.
+      const settled = await expect
+        .poll(givenUp, { timeout: 20_000, interval: 200 })
+        .toEqual(first.map((e) => e.id).sort())
+        .then(
+          () => true,
+          () => false,
+        );
+      if (!settled) {
+        const state = {
+          events: await eventsOf([user!]),
+          queue: await app.db.selectFrom('webhookQueue').selectAll().execute(),
+          endpoints: await app.db
+            .selectFrom('webhookEndpoints')
+            .select(['id', 'url', 'enabled', 'retiredAt', 'receivesSince', 'eventTypes'])
+            .execute(),
+          deliveries: await deliveries(),
+          logs: hooked.logs.filter((line) => line.includes('webhook')),
+        };
+        expect.fail(`not every event was given up: ${JSON.stringify(state, null, 1)}`);
+      }
+      expect(await pending([user!])).toBe(0);
+      const log = await deliveries();
       expect(log.some((l) => l.outcome === 'delivered')).toBe(false);
       expect(hooked.logs.some((line) => line.includes('"outcome":"gave_up"'))).toBe(true);
 
