@@ -15,8 +15,8 @@
  * .cpuprofile of the service to bench/results/), BENCH_KEEP_DB=1,
  * BENCH_COMPARE=<git ref> (also build that commit of the service in a temporary
  * worktree and run it as a fourth side, "previous", in every round, on its
- * own pool of users: a before/after from one run; the ref must have the same
- * migrations).
+ * own pool of users and its own database, which that build migrates: a
+ * before/after from one run).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -165,11 +165,17 @@ async function main(): Promise<void> {
       pool: new pg.Pool({ connectionString: settings.adminUrl, max: 1 }),
     }),
   });
-  await sql`create database ${sql.id(dbName)}`.execute(admin);
-  const adminUrl = new URL(settings.adminUrl);
-  adminUrl.pathname = `/${dbName}`;
-  const databaseUrl = adminUrl.href;
-  log(`database ${dbName}`);
+  // The previous build gets a database of its own, which it migrates itself
+  // at start: its migrations are not this build's.
+  const dbNames = previousRoot ? [dbName, `${dbName}_previous`] : [dbName];
+  for (const name of dbNames) await sql`create database ${sql.id(name)}`.execute(admin);
+  const urlOf = (name: string) => {
+    const url = new URL(settings.adminUrl);
+    url.pathname = `/${name}`;
+    return url.href;
+  };
+  const databaseUrl = urlOf(dbName);
+  log(`database ${dbNames.join(', ')}`);
 
   const issuer = await startIssuer();
   const servers: Running[] = [];
@@ -181,17 +187,18 @@ async function main(): Promise<void> {
     const floor = await startBaseline(issuer, databaseUrl, 'floor', 'bench/floor.ts');
     servers.push(floor);
     const previous = previousRoot
-      ? { ...(await startService(issuer, databaseUrl, previousRoot)), side: 'previous' as const }
+      ? {
+          ...(await startService(issuer, urlOf(dbNames[1]!), previousRoot)),
+          side: 'previous' as const,
+        }
       : undefined;
     if (previous) servers.push(previous);
     const targets: Partial<Record<Side, Running>> = { service, baseline, floor, previous };
 
     log(`onboarding ${settings.users} users through the service`);
     const poolFile = await userPool(issuer, service.url, 'pool');
-    // The previous build writes its own users: a write by one build moves the
-    // users' versions under the other's state cache (src/services/state-cache.ts),
-    // which would cost each a read and a second write per user per round.
-    const previousPoolFile = previous && (await userPool(issuer, service.url, 'prev'));
+    // The previous build onboards its own users, in its own database.
+    const previousPoolFile = previous && (await userPool(issuer, previous.url, 'prev'));
     const poolOf = (side: Side) => (side === 'previous' ? previousPoolFile! : poolFile);
 
     const samples: Sample[] = [];
@@ -259,7 +266,9 @@ async function main(): Promise<void> {
   } finally {
     for (const server of servers.reverse()) await stop(server);
     await issuer.close();
-    if (!settings.keepDb) await sql`drop database if exists ${sql.id(dbName)}`.execute(admin);
+    if (!settings.keepDb) {
+      for (const name of dbNames) await sql`drop database if exists ${sql.id(name)}`.execute(admin);
+    }
     if (previousRoot) removePrevious(previousRoot);
     await admin.destroy();
   }
@@ -367,7 +376,9 @@ async function startService(
   });
   const url = `http://127.0.0.1:${port}`;
   await waitReady(url, server.child, server.stderr);
-  return { ...server, url, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
+  // The time decomposition reads this build's metrics; a previous build may have none.
+  const metricsUrl = root === ROOT ? `http://127.0.0.1:${metricsPort}/metrics` : undefined;
+  return { ...server, url, metricsUrl };
 }
 
 async function startBaseline(
