@@ -21,7 +21,13 @@ const MAX_BOARDS = 2_000;
  * that miss together share one read.
  */
 export class FirstPageCache {
-  readonly #pages: LRUCache<string, Promise<PositionedEntry[]>> | undefined;
+  readonly #pages:
+    LRUCache<string, { rows: Promise<PositionedEntry[]>; generation: number }> | undefined;
+  /**
+   * Bumped by `clear`: a page read in an earlier generation is a miss. (The
+   * LRU's own clear() walks all MAX_BOARDS slots, on every fan write.)
+   */
+  #generation = 0;
 
   constructor(options: { ttlMs: number; now?: () => number }) {
     this.#pages =
@@ -48,18 +54,18 @@ export class FirstPageCache {
     if (this.#pages === undefined) return read();
     const key = team === undefined ? board : `${board}\n${teamKey(team)}`;
     const cached = this.#pages.get(key);
-    if (cached) return cached;
+    if (cached?.generation === this.#generation) return cached.rows;
     const rows = read();
-    this.#pages.set(key, rows);
+    this.#pages.set(key, { rows, generation: this.#generation });
     // A failed read is not kept: the next request reads again.
     rows.catch(() => {
-      if (this.#pages?.get(key) === rows) this.#pages.delete(key);
+      if (this.#pages?.get(key)?.rows === rows) this.#pages.delete(key);
     });
     return rows;
   }
 
   /** Forgets every page: a write on this instance may have moved any of them. */
   clear(): void {
-    this.#pages?.clear();
+    this.#generation += 1;
   }
 }

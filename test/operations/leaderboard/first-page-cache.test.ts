@@ -60,6 +60,8 @@ describe(`the shared first page of a board, two instances, on ${testDbKind}`, ()
     const first = await onboard(a, team);
     expect(await firstPage(b, team)).toEqual([first]);
     const filled = performance.now(); // B's page came from a read that started before this
+    // A has the page too: its own write must not be served from it.
+    expect(await firstPage(a, team)).toEqual([first]);
 
     const second = await onboard(a, team);
     expect(await firstPage(a, team)).toEqual([first, second]);
