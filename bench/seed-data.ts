@@ -118,8 +118,8 @@ interface Key {
  * The keys of the seeded tables and the foreign keys pointing at them, in
  * the order they are re-created: indexes, then constraints, then foreign keys.
  */
-async function keysOf(db: Kysely<Database>): Promise<Key[]> {
-  const tables = sql`ARRAY[${sql.join(SEEDED.map((table) => sql`${table}::regclass::oid`))}]`;
+async function keysOf(db: Kysely<Database>, seeded: string[]): Promise<Key[]> {
+  const tables = sql`ARRAY[${sql.join(seeded.map((table) => sql`${table}::regclass::oid`))}]`;
   const { rows } = await sql<Key>`
     SELECT * FROM (
     SELECT c.conrelid::regclass::text AS relation, c.conname::text AS name,
@@ -169,32 +169,22 @@ async function seedOnSession(
     const step = (name: string, statement: ReturnType<typeof sql>) =>
       timed(name, () => statement.execute(db));
     // Only on empty tables (a first seed); otherwise the keys stay and check each row.
-    const keys = empty.rows[0]?.empty ? await keysOf(db) : [];
-    if (keys.length > 0) {
-      await timed(`drop ${keys.length} keys and indexes`, async () => {
-        for (const key of [...keys].reverse()) {
-          await (
-            key.kind === 'index'
-              ? sql`DROP INDEX ${sql.raw(key.name)}`
-              : sql`ALTER TABLE ${sql.raw(key.relation)} DROP CONSTRAINT ${sql.id(key.name)}`
-          ).execute(db);
-        }
-      });
-    }
+    const keys = empty.rows[0]?.empty ? await keysOf(db, SEEDED) : [];
+    await dropKeys(db, keys, timed);
     await insertRows(step, { n, issuer, entriesOnly, scoreSpread });
-    for (const key of keys) {
-      await step(
-        `${key.kind} ${key.name}`,
-        key.kind === 'index'
-          ? sql.raw(key.definition)
-          : sql`ALTER TABLE ${sql.raw(key.relation)} ADD CONSTRAINT ${sql.id(key.name)} ${sql.raw(key.definition)}`,
-      );
-    }
-    if (keys.length > 0 && JSON.stringify(await keysOf(db)) !== JSON.stringify(keys)) {
-      throw new Error('the re-created keys differ from the dropped ones');
-    }
+    await createKeys(db, keys, SEEDED, timed);
   });
-  await timed('rank counts', () => rebuildRankCounts(session));
+  // The same for the counts on a first seed: at 10M spread scores the rebuild
+  // writes ~65M count rows, one key insert each otherwise (docs/SCALING.md).
+  // rebuildRankCounts is its own transaction; a failure leaves the table as it
+  // was, and the key is put back.
+  const countKeys = empty.rows[0]?.empty ? await keysOf(session, ['rank_counts']) : [];
+  await dropKeys(session, countKeys, timed);
+  try {
+    await timed('rank counts', () => rebuildRankCounts(session));
+  } finally {
+    await createKeys(session, countKeys, ['rank_counts'], timed);
+  }
   // VACUUM sets the visibility map (as autovacuum would on tables this static),
   // so index-only scans need no heap visits, and ANALYZE gives the planner sizes.
   await timed('vacuum analyze', () => sql`VACUUM ANALYZE`.execute(session));
@@ -202,6 +192,41 @@ async function seedOnSession(
 }
 
 type Step = (name: string, statement: ReturnType<typeof sql>) => Promise<void>;
+type Timed = (name: string, work: () => Promise<unknown>) => Promise<void>;
+
+/** Drops `keys` (keysOf), dependents first. */
+async function dropKeys(db: Kysely<Database>, keys: Key[], timed: Timed): Promise<void> {
+  if (keys.length === 0) return;
+  await timed(`drop ${keys.length} keys and indexes`, async () => {
+    for (const key of [...keys].reverse()) {
+      await (
+        key.kind === 'index'
+          ? sql`DROP INDEX ${sql.raw(key.name)}`
+          : sql`ALTER TABLE ${sql.raw(key.relation)} DROP CONSTRAINT ${sql.id(key.name)}`
+      ).execute(db);
+    }
+  });
+}
+
+/** Re-creates `keys` from their definitions and checks the catalog now holds exactly them. */
+async function createKeys(
+  db: Kysely<Database>,
+  keys: Key[],
+  seeded: string[],
+  timed: Timed,
+): Promise<void> {
+  for (const key of keys) {
+    await timed(`${key.kind} ${key.name}`, () =>
+      (key.kind === 'index'
+        ? sql.raw(key.definition)
+        : sql`ALTER TABLE ${sql.raw(key.relation)} ADD CONSTRAINT ${sql.id(key.name)} ${sql.raw(key.definition)}`
+      ).execute(db),
+    );
+  }
+  if (keys.length > 0 && JSON.stringify(await keysOf(db, seeded)) !== JSON.stringify(keys)) {
+    throw new Error('the re-created keys differ from the dropped ones');
+  }
+}
 
 /** The rows: one set-based INSERT per table. */
 async function insertRows(
