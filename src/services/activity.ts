@@ -2,7 +2,6 @@ import { findRecordedEvents, type ActivityEntry } from '../../db/queries/activit
 import { archivedAmong } from '../../db/queries/season-archives.js';
 import { ensureUsers } from '../../db/queries/users.js';
 import {
-  applyUserWrite,
   ledgerEntries,
   pointsAndBoards,
   readUserState,
@@ -42,7 +41,7 @@ import { QuestBook } from '../domain/quests.js';
 import { AppError } from '../app-error.js';
 import { metrics } from '../metrics.js';
 import type { WriteDeps } from './profile.js';
-import { backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-retry.js';
+import { applyFanWrite, backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-retry.js';
 
 /**
  * Points from activity (docs/ACTIVITY.md): a batch of events from another
@@ -224,12 +223,9 @@ async function recordFanEvents(
     if (plan.recorded.length === 0) return answers;
 
     const { write, balances } = activityWrite(state, sender, plan, now);
-    const result = await applyUserWrite(deps.db, deps.statements, write);
-    metrics.userWriteAttempt('events', result.outcome);
+    const result = await applyFanWrite(deps, 'events', fan.userId, write);
     switch (result.outcome) {
       case 'written':
-        deps.userStates.delete(fan.userId);
-        deps.wrote?.(fan.userId);
         for (const recorded of plan.recorded) {
           answers.set(recorded.event.index, {
             id: recorded.event.id,
@@ -493,11 +489,8 @@ export async function reverseEvent(
         },
       },
     };
-    const result = await applyUserWrite(deps.db, deps.statements, write);
-    metrics.userWriteAttempt('reversal', result.outcome);
+    const result = await applyFanWrite(deps, 'reversal', state.user.id, write);
     if (result.outcome === 'written') {
-      deps.userStates.delete(state.user.id);
-      deps.wrote?.(state.user.id);
       return {
         id: eventId,
         status: 'reversed',

@@ -8,7 +8,6 @@ import {
 } from '../../db/queries/catalog.js';
 import { findLedgerEntry } from '../../db/queries/points.js';
 import {
-  applyUserWrite,
   ledgerEntries,
   pointsAndBoards,
   readUserState,
@@ -17,7 +16,6 @@ import {
 } from '../../db/queries/user-write/index.js';
 import type { AdminAuditRow } from '../../db/schema.js';
 import { AppError } from '../app-error.js';
-import { metrics } from '../metrics.js';
 import { ALL_TIME_BOARD } from '../domain/boards.js';
 import {
   DefinitionSchema,
@@ -29,7 +27,7 @@ import {
 import { pointsAwarded } from '../domain/events.js';
 import { pointsMove } from '../domain/ledger.js';
 import { reverseEvent, type ActivityDeps, type ReversalResult } from './activity.js';
-import { backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-retry.js';
+import { applyFanWrite, backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-retry.js';
 
 /**
  * Running the game (docs/CATALOG.md, "Admin API"): the catalog's definitions,
@@ -248,12 +246,8 @@ export async function adjustPoints(
         },
       },
     };
-    const result = await applyUserWrite(deps.db, deps.statements, write);
-    metrics.userWriteAttempt('admin', result.outcome);
+    const result = await applyFanWrite(deps, 'admin', state.user.id, write);
     if (result.outcome === 'written') {
-      deps.userStates.delete(state.user.id);
-      // Read-your-writes and this instance's shared first pages (AppDeps.wrote).
-      deps.wrote?.(state.user.id);
       return {
         id: input.id,
         status: 'adjusted',
@@ -308,11 +302,8 @@ export async function setBan(
         after: { banned: input.ban, reason: input.reason },
       },
     };
-    const result = await applyUserWrite(deps.db, deps.statements, write);
-    metrics.userWriteAttempt('admin', result.outcome);
+    const result = await applyFanWrite(deps, 'admin', state.user.id, write);
     if (result.outcome === 'written') {
-      deps.userStates.delete(state.user.id);
-      deps.wrote?.(state.user.id);
       return { userId: state.user.id, banned: input.ban, bannedAt: result.user.bannedAt };
     }
     if (result.outcome === 'gone') throw fanNotFound(input.userId);

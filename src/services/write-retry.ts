@@ -1,5 +1,14 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { CompiledStatements } from '../../db/statements.js';
+import {
+  applyUserWrite,
+  type UserWritePlan,
+  type UserWriteResult,
+} from '../../db/queries/user-write/index.js';
 import { AppError } from '../app-error.js';
 import { metrics, type UserWriter } from '../metrics.js';
+import type { UserStateCache } from './state-cache.js';
 
 /**
  * The one retry rule of a user's guarded write (db/queries/user-write/):
@@ -22,4 +31,31 @@ export function tooManyWrites(writer: UserWriter): AppError {
   return new AppError('UNAVAILABLE', 'Too many simultaneous writes to one fan; retry shortly', {
     retryAfterSeconds: 1,
   });
+}
+
+/**
+ * One try of a write made for a fan by someone else (a service's events or
+ * reversal, an admin's adjustment or ban), counted by writer. Once written,
+ * this instance forgets the fan's cached state (the planner of such a write
+ * does not keep the state after it) and is told the fan was written
+ * (read-your-writes and the shared first pages: AppDeps.wrote).
+ */
+export async function applyFanWrite(
+  deps: {
+    db: Kysely<Database>;
+    statements: CompiledStatements;
+    userStates: Pick<UserStateCache, 'delete'>;
+    wrote?: ((userId: string) => void) | undefined;
+  },
+  writer: UserWriter,
+  userId: string,
+  write: UserWritePlan,
+): Promise<UserWriteResult> {
+  const result = await applyUserWrite(deps.db, deps.statements, write);
+  metrics.userWriteAttempt(writer, result.outcome);
+  if (result.outcome === 'written') {
+    deps.userStates.delete(userId);
+    deps.wrote?.(userId);
+  }
+  return result;
 }

@@ -35,10 +35,10 @@ describe(`the shared first page of a board, two instances, on ${testDbKind}`, ()
 
   const handleOf = () => `fp${randomUUID().slice(0, 8)}`;
 
-  async function onboard(app: TestApp, team: string): Promise<string> {
+  async function onboard(app: TestApp, team: string, subject?: string): Promise<string> {
     const handle = handleOf();
     const response = await app.request('POST', '/api/user/profile', {
-      token: await app.token(),
+      token: await app.token(subject),
       body: { handle, favoriteTeam: team },
     });
     expect(response.status, response.text).toBe(201);
@@ -83,6 +83,28 @@ describe(`the shared first page of a board, two instances, on ${testDbKind}`, ()
     // Once B shows it, it never shows the older page again.
     const seen = reads.findIndex((read) => read.handles.length === 2);
     expect(reads.slice(seen).every((read) => read.handles.length === 2)).toBe(true);
+  });
+
+  it("shows another service's award (an event, a reversal) on the recording instance's page at once", async () => {
+    const team = `FP ${randomUUID().slice(0, 8)}`;
+    const subject = `fp-fan-${randomUUID()}`;
+    const first = await onboard(a, team);
+    const second = await onboard(a, team, subject);
+    expect(await firstPage(a, team)).toEqual([first, second]);
+    const service = await a.serviceToken('fp-checkins');
+    const event = { id: `fp-${randomUUID()}`, subject, type: 'match_checkin' };
+    const recorded = await a.request('POST', '/api/events', {
+      token: service,
+      body: { events: [event] },
+    });
+    expect(recorded.body.data.results[0].status, recorded.text).toBe('recorded');
+    expect(await firstPage(a, team)).toEqual([second, first]);
+    const reversed = await a.request('POST', '/api/events/reversals', {
+      token: service,
+      body: { id: event.id },
+    });
+    expect(reversed.status, reversed.text).toBe(200);
+    expect(await firstPage(a, team)).toEqual([first, second]);
   });
 
   it('serves every limit from one shared read: the same entries and cursors as a page read afresh', async () => {
