@@ -350,6 +350,7 @@ function activityWrite(
         typeVersion: event.event.type.version,
         value: event.event.value,
         occurredAt: event.event.occurredAt,
+        recordedAt: now,
         bodyHash: event.event.bodyHash,
         points: event.points,
         balanceAfter: balances.get(event.event.id)!,
