@@ -177,6 +177,91 @@ describe('POST /api/events', () => {
   });
 });
 
+describe('a reversal and the quest its event completed', () => {
+  it('keeps the completion and its award, compensates the event with a reversal entry, and lowers the progress', async () => {
+    const clientId = 'news-service';
+    const service = await app.serviceToken(clientId);
+    const fan = uniqueSubject('fan');
+    const token = await app.token(fan);
+    expect((await app.request('POST', '/api/user/profile', { token, body: {} })).status).toBe(201);
+    const dailyReader = async () => {
+      const quests = await app.request('GET', '/api/user/quests', { token });
+      expect(quests.status, quests.text).toBe(200);
+      return quests.body.data.quests.find((q: any) => q.id === 'daily_reader');
+    };
+
+    // Three articles in one event complete the daily reader quest (10 points).
+    const [read] = await send(service, [
+      { id: `${fan}-read`, subject: fan, type: 'article_read', value: 3 },
+    ]);
+    expect(read).toMatchObject({
+      status: 'recorded',
+      points: 3,
+      balance: 113,
+      questsCompleted: [{ id: 'daily_reader', period: expect.any(String), tier: 1, points: 10 }],
+    });
+    const completed = await dailyReader();
+    expect(completed).toMatchObject({
+      status: 'completed',
+      progress: 3,
+      tiersReached: 1,
+      completedAt: expect.any(String),
+    });
+
+    const reversal = await app.request('POST', '/api/events/reversals', {
+      token: service,
+      body: { id: `${fan}-read` },
+    });
+    expect(reversal.status, reversal.text).toBe(200);
+    expect(reversal.body.data).toEqual({
+      id: `${fan}-read`,
+      status: 'reversed',
+      points: -3,
+      balance: 110,
+    });
+
+    // The completion stays (with when it happened); the progress falls back.
+    expect(await dailyReader()).toEqual({
+      ...completed,
+      progress: 0,
+      status: 'completed',
+      tiersReached: 1,
+      completedAt: completed.completedAt,
+    });
+    const me = await app.request('GET', '/api/user/points', { token });
+    expect(me.status, me.text).toBe(200);
+    const entries = me.body.data.entries as any[];
+    expect(entries.map((e) => [e.delta, e.source, e.balanceAfter])).toEqual([
+      [-3, { kind: 'reversal', type: 'article_read', clientId, eventId: `${fan}-read` }, 110],
+      [10, { kind: 'quest', questId: 'daily_reader', period: completed.period, tier: 1 }, 113],
+      [3, { kind: 'event', type: 'article_read', clientId, eventId: `${fan}-read` }, 103],
+      [100, { kind: 'quest', questId: 'welcome', period: null, tier: 1 }, 100],
+    ]);
+    // Balance = Σ ledger, on the user, the boards and the ledger's own running sum.
+    expect(entries.reduce((total, e) => total + e.delta, 0)).toBe(110);
+    expect((await app.request('GET', '/api/user', { token })).body.data.points).toBe(110);
+    const board = await app.request('GET', '/api/leaderboard/me', { token });
+    expect(board.body.data.entry.points).toBe(110);
+
+    // From the fallen progress the quest is never awarded again in its period.
+    const [again] = await send(service, [
+      { id: `${fan}-read-2`, subject: fan, type: 'article_read', value: 3 },
+    ]);
+    expect(again).toMatchObject({
+      status: 'recorded',
+      points: 3,
+      balance: 113,
+      questsCompleted: [],
+    });
+    expect(await dailyReader()).toMatchObject({
+      status: 'completed',
+      progress: 3,
+      tiersReached: 1,
+    });
+    expect(await consistencyProblems(database.db)).toEqual([]);
+  });
+});
+
 describe('POST /api/events on two instances at once', () => {
   /** A second instance on the same database (its own pool on PostgreSQL). */
   async function secondInstance() {
