@@ -70,7 +70,14 @@ export interface PointsLedgerTable {
   questId: string | null;
   idempotencyKey: string;
   balanceAfter: number;
+  /** The write statement's clock, as every other stamp of the write. */
   createdAt: Generated<Date>;
+  /**
+   * The app's clock the write chose its week and month boards by: which
+   * seasons the entry counts in. NULL on entries from before it was kept
+   * (db/migrations/20261128T0800_ledger_recorded_at.ts): `createdAt` then.
+   */
+  recordedAt: ColumnType<Date | null, Date | string | null | undefined, never>;
   /** Where the points came from: quest, event, reversal, streak or adjustment. */
   source: Generated<LedgerSource>;
   /** The source's details (src/domain/activity.ts CreditSource, without its kind). */

@@ -53,22 +53,35 @@ export function allLedgerEntries(db: Kysely<Database>, userId: string): Promise<
 }
 
 /**
- * The sum of the user's ledger deltas since each of `since` (one per time,
- * in order): what the user earned in a season so far.
+ * What the user earned on season boards since each of `since` (one per
+ * time, in order), from their ledger: every entry counts at its
+ * `recorded_at` (the app's clock its write chose its boards by), except that a reversal
+ * counts at its event's (it takes the points back from the seasons they were
+ * earned in), and adjustments, which move the balance and the all-time board
+ * only, count nowhere. What a fan earned before onboarding opens their
+ * season entries with it (docs/ACTIVITY.md, "Before onboarding").
  */
-export async function ledgerPointsSince(
+export async function seasonPointsSince(
   db: Kysely<Database>,
   userId: string,
   since: readonly Date[],
 ): Promise<number[]> {
+  const at = sql`coalesce(e.recorded_at, l.recorded_at, l.created_at)`;
   const row = await db
-    .selectFrom('pointsLedger')
+    .selectFrom('pointsLedger as l')
+    .leftJoin('activityEvents as e', (join) =>
+      join
+        .on('l.source', '=', 'reversal')
+        .on('e.clientId', '=', sql<string>`l.source_detail->>'clientId'`)
+        .on('e.eventId', '=', sql<string>`l.source_detail->>'eventId'`),
+    )
     .select(
       since.map((from, i) =>
-        sql<string | null>`sum(delta) FILTER (WHERE created_at >= ${from})`.as(`s${i}`),
+        sql<string | null>`sum(l.delta) FILTER (WHERE ${at} >= ${from})`.as(`s${i}`),
       ),
     )
-    .where('userId', '=', userId)
+    .where('l.userId', '=', userId)
+    .where('l.source', '<>', 'adjustment')
     .executeTakeFirstOrThrow();
   const sums = row as Record<string, string | null>;
   return since.map((_, i) => Number(sums[`s${i}`] ?? 0));

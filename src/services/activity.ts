@@ -337,7 +337,7 @@ function activityWrite(
     balances.set(event.event.id, balance);
   }
   const write: UserWritePlan = {
-    ...unchangedPlan(state),
+    ...unchangedPlan(state, now),
     boards: placed.boards,
     quests: plan.quests.plan().writes,
     streaks: plan.streaks.plan().writes,
@@ -463,7 +463,7 @@ export async function reverseEvent(
     quests.recordEvent(event.type, event.value, event.occurredAt, now, -1);
     const credit = placed.credits[0];
     const write: UserWritePlan = {
-      ...unchangedPlan(state),
+      ...unchangedPlan(state, now),
       boards: placed.boards,
       quests: quests.plan().writes,
       credits: placed.credits,

@@ -227,7 +227,7 @@ export async function adjustPoints(
     const credit = placed.credits[0]!;
     const event = pointsAwarded({ ...credit, source });
     const write: UserWritePlan = {
-      ...unchangedPlan(state),
+      ...unchangedPlan(state, deps.clock()),
       boards: placed.boards,
       credits: placed.credits,
       events: [{ type: event.type, payload: event.data }],
@@ -291,7 +291,7 @@ export async function setBan(
       return { userId: state.user.id, banned: input.ban, bannedAt };
     }
     const write: UserWritePlan = {
-      ...unchangedPlan(state),
+      ...unchangedPlan(state, deps.clock()),
       ban: input.ban ? 'ban' : 'unban',
       audit: {
         actor,

@@ -2,7 +2,7 @@ import { backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-retry.js';
 import type { Kysely } from 'kysely';
 import { findRankedEntry, type RankedEntry } from '../../db/queries/leaderboard.js';
 import { recentLedgerEntries } from '../../db/queries/points.js';
-import { ledgerPointsSince } from '../../db/queries/points.js';
+import { seasonPointsSince } from '../../db/queries/points.js';
 import {
   applyUserWrite,
   pointsAndBoards,
@@ -310,7 +310,7 @@ async function openingPoints(
 ): Promise<Map<string, number> | undefined> {
   if (!onboard || state.user.onboardedAt !== null || state.points === 0) return undefined;
   const seasons = seasonBoards(now);
-  const [week, month] = await ledgerPointsSince(deps.db, state.user.id, [
+  const [week, month] = await seasonPointsSince(deps.db, state.user.id, [
     seasonAt('week', now).startsAt,
     seasonAt('month', now).startsAt,
   ]);
@@ -342,6 +342,7 @@ function planWrite(
   const plan: UserWritePlan = {
     userId: state.user.id,
     expectedVersion: state.user.version,
+    at: options.now,
     onboard: firstOnboarding,
     profile: changed.length > 0 ? next : undefined,
     boards: [],

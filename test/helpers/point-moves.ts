@@ -44,7 +44,12 @@ export async function movePoints(
       ],
       { teamBoards: [], teamChanged: false },
     );
-    const plan: UserWritePlan = { ...unchangedPlan(state), boards: written, credits, rank: true };
+    const plan: UserWritePlan = {
+      ...unchangedPlan(state, new Date()),
+      boards: written,
+      credits,
+      rank: true,
+    };
     const result = await applyUserWrite(handle.db, handle.statements, plan);
     if (result.outcome === 'written') return result.rank!;
     if (result.outcome !== 'stale') throw new Error(`point move ${move.key}: ${result.outcome}`);

@@ -23,6 +23,14 @@ export interface UserWritePlan {
   userId: string;
   expectedVersion: number;
   /**
+   * The app's clock the write chose its week and month boards by
+   * (src/domain/boards.ts). Its ledger entries keep it as `recorded_at`, so
+   * the ledger says which seasons an entry counts in (a fan's points before
+   * onboarding open their season entries from it: docs/ACTIVITY.md). Every
+   * stamp the write stores is the statement's `now()`.
+   */
+  at: Date;
+  /**
    * Set when the plan was made from a cached state (src/services/state-cache.ts):
    * a write that finds the version moved then returns the state it found, of
    * this scope, so the retry needs no read of its own.
@@ -90,10 +98,11 @@ export type LedgerCredit = Omit<PointsMove, 'boards'> & { balanceAfter: number }
  * events, a ban or an audit row starts from it and sets what it changes. It
  * keeps the profile and the team as they are, asks for no history or rank.
  */
-export function unchangedPlan(state: UserState): UserWritePlan {
+export function unchangedPlan(state: UserState, at: Date): UserWritePlan {
   return {
     userId: state.user.id,
     expectedVersion: state.user.version,
+    at,
     onboard: false,
     profile: undefined,
     boards: [],

@@ -466,13 +466,15 @@ function ledgerPart(plan: UserWritePlan): Part | undefined {
     source: credit.source,
     source_detail: credit.sourceDetail,
   }));
-  return part('ledger', { credits: JSON.stringify(credits) }, (v) => ({
+  const values = { credits: JSON.stringify(credits), at: plan.at.toISOString() };
+  return part('ledger', values, (v) => ({
     ctes: [
       [
         'ledger',
         sql`INSERT INTO points_ledger (user_id, delta, reason, quest_id, idempotency_key,
-                                   balance_after, created_at, source, source_detail)
+                                   balance_after, created_at, recorded_at, source, source_detail)
         SELECT g.id, c.delta, c.reason, c.quest_id, c.idempotency_key, c.balance_after, now(),
+               ${v.at}::timestamptz,
                c.source, c.source_detail
         FROM guard g
         CROSS JOIN jsonb_to_recordset(${v.credits}::jsonb)

@@ -88,6 +88,7 @@ describe('optimistic concurrency', () => {
     const plan: UserWritePlan = {
       userId,
       expectedVersion: state.user.version,
+      at: new Date(),
       onboard: false,
       profile: { ...state.profile!, name: 'Lost', handle: 'stale_write' },
       boards: [{ board: 'all', before: state.entries.get('all'), points: state.points + 25 }],
@@ -147,6 +148,7 @@ describe('optimistic concurrency', () => {
     const result = await applyUserWrite(database.db, database.statements, {
       userId,
       expectedVersion: state.user.version,
+      at: new Date(),
       onboard: false,
       profile: { ...state.profile!, name: 'Changed', handle: handle.toUpperCase() },
       boards: [],

@@ -251,3 +251,56 @@ describe('a late occurredAt', () => {
     expect(await consistencyProblems(database.db)).toEqual([]);
   });
 });
+
+describe('points earned before onboarding', () => {
+  it("open the week and month boards with what was earned in them; a reversal counts in its event's season, an adjustment in none", async () => {
+    const service = await app.serviceToken('early-checkins');
+    const subject = uniqueSubject('early');
+    const event = (id: string, type: string, value = 1) => ({
+      id: `${subject}-${id}`,
+      subject,
+      type,
+      value,
+    });
+
+    now = new Date('2027-04-28T12:00:00.000Z'); // Wednesday: 2027-W17, month 2027-04
+    expect((await send(service, [event('checkin', 'match_checkin')]))[0].status).toBe('recorded');
+    now = new Date('2027-04-29T12:00:00.000Z'); // 2027-W17, 2027-04
+    expect((await send(service, [event('april', 'prediction_correct')]))[0].status).toBe(
+      'recorded',
+    );
+    now = new Date('2027-05-01T12:00:00.000Z'); // Saturday: 2027-W17, month 2027-05
+    expect((await send(service, [event('read', 'article_read', 2)]))[0].status).toBe('recorded');
+
+    now = new Date('2027-05-05T12:00:00.000Z'); // Wednesday: 2027-W18, 2027-05
+    expect((await send(service, [event('may', 'prediction_correct')]))[0].status).toBe('recorded');
+    // Reversed in 2027-W18: the 25 were recorded in 2027-W17 and April, and count in neither
+    // this week nor this month.
+    expect(await reverse(service, `${subject}-april`)).toMatchObject({ status: 'reversed' });
+
+    const token = await app.token(subject);
+    // An adjustment moves the balance and the all-time board, never a season's.
+    const admin = await app.serviceToken('early-ops', 'admin');
+    const adjusted = await app.request(
+      'POST',
+      `/api/admin/fans/${(await get('/api/user', token)).id}/adjustments`,
+      { token: admin, body: { id: `${subject}-goodwill`, points: 40, reason: 'Gate 4' } },
+    );
+    expect(adjusted.status, adjusted.text).toBe(200);
+
+    const onboarding = await app.request('POST', '/api/user/profile', { token, body: {} });
+    expect(onboarding.status, onboarding.text).toBe(201);
+    // 10 + 25 + 2 + 25 − 25 + 40 before, and 100 for onboarding.
+    expect(onboarding.body.data.user.points).toBe(177);
+    expect((await get('/api/leaderboard/me', token)).entry.points).toBe(177);
+    expect(await get('/api/leaderboard/me?period=week', token)).toMatchObject({
+      season: '2027-W18',
+      entry: { points: 125 },
+    });
+    expect(await get('/api/leaderboard/me?period=month', token)).toMatchObject({
+      season: '2027-05',
+      entry: { points: 127 },
+    });
+    expect(await consistencyProblems(database.db)).toEqual([]);
+  });
+});
