@@ -21,10 +21,23 @@
  * fans (a balance and a ledger row each, so its indexes are of the board's
  * size).
  *
+ * With BASELINE_EFFECTS=1 it is the **floor** of `bench:events -- --floor`:
+ * the same, plus the rows issue 28's item 5 asks every award to move in its
+ * own transaction, written set-based by the same one statement per batch
+ * and with none of their logic: per fan, its entries on three boards (all
+ * time, this week, this month) moved by what was inserted, and per board the
+ * entries' count cells of the old and the new score (4 shards by fan, merged
+ * by cell: the least a count-based rank needs; the service keeps 7 levels
+ * and the team's counts too); per event a `points_awarded` outbox row and
+ * per fan a `rank_changed` one. No NOTIFY, no caps, quests, streaks or
+ * version guard. Its tables are in the schema BASELINE_SCHEMA too, filled
+ * by bench/events.ts with the fans' all-time entries and their counts.
+ *
  * Raw SQL through `pg` is on purpose: this file is the comparison, not the
  * service.
  *
- * Env: PORT, DATABASE_URL, AUTH_ISSUER, AUTH_JWKS_URL, BASELINE_SCHEMA.
+ * Env: PORT, DATABASE_URL, AUTH_ISSUER, AUTH_JWKS_URL, BASELINE_SCHEMA,
+ * BASELINE_EFFECTS.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import pg from 'pg';
@@ -42,7 +55,9 @@ const POINTS: Record<string, number> = {
 };
 const MAX_EVENTS = 100;
 
-const STATEMENT = `
+const effects = env.BASELINE_EFFECTS === '1';
+
+const BASELINE_STATEMENT = `
   WITH input AS (
     SELECT * FROM unnest($2::text[], $3::text[], $4::integer[]) AS t(event_id, subject, points)
   ), inserted AS (
@@ -57,6 +72,55 @@ const STATEMENT = `
     RETURNING subject, balance
   )
   SELECT i.event_id, c.balance::text AS balance FROM inserted i JOIN credited c USING (subject)`;
+
+/** The baseline's statement and the effects of item 5, all data-modifying CTEs (each runs). */
+const FLOOR_STATEMENT = `
+  WITH input AS (
+    SELECT * FROM unnest($2::text[], $3::text[], $4::integer[]) AS t(event_id, subject, points)
+  ), inserted AS (
+    INSERT INTO ${schema}.ledger (client_id, event_id, subject, points)
+    SELECT $1, event_id, subject, points FROM input
+    ON CONFLICT (client_id, event_id) DO NOTHING
+    RETURNING event_id, subject, points
+  ), per_fan AS (
+    SELECT subject, sum(points)::bigint AS points FROM inserted GROUP BY subject
+  ), credited AS (
+    INSERT INTO ${schema}.balances AS b (subject, balance)
+    SELECT subject, points FROM per_fan ORDER BY subject
+    ON CONFLICT (subject) DO UPDATE SET balance = b.balance + excluded.balance
+    RETURNING subject, balance
+  ), moved AS (
+    INSERT INTO ${schema}.entries AS e (board, subject, points)
+    SELECT b.board, f.subject, f.points FROM per_fan f CROSS JOIN unnest($5::text[]) AS b(board)
+    ORDER BY 1, 2
+    ON CONFLICT (board, subject) DO UPDATE SET points = e.points + excluded.points
+    RETURNING board, subject, points, xmax = 0 AS created
+  ), counted AS (
+    INSERT INTO ${schema}.counts AS c (board, score, shard, n)
+    SELECT board, score, abs(hashtext(subject)) % 4, sum(n) FROM (
+      SELECT m.board, m.subject, m.points - f.points AS score, -1 AS n
+      FROM moved m JOIN per_fan f USING (subject) WHERE NOT m.created
+      UNION ALL SELECT board, subject, points, 1 FROM moved
+    ) AS d
+    GROUP BY board, score, abs(hashtext(subject)) % 4 HAVING sum(n) <> 0
+    ORDER BY 1, 2, 3
+    ON CONFLICT (board, score, shard) DO UPDATE SET n = c.n + excluded.n
+    RETURNING 1
+  ), announced AS (
+    INSERT INTO ${schema}.outbox (subject, type, payload)
+    SELECT subject, 'points_awarded', jsonb_build_object('eventId', event_id, 'points', points)
+    FROM inserted
+    UNION ALL
+    SELECT subject, 'rank_changed', jsonb_build_object('points', balance) FROM credited
+    RETURNING 1
+  )
+  SELECT i.event_id, c.balance::text AS balance FROM inserted i JOIN credited c USING (subject)`;
+
+/** The boards an award of `now` moves: all time, its week and its month (names only). */
+function boardsOf(now: Date): string[] {
+  const week = Math.floor((now.getTime() / 86_400_000 + 3) / 7);
+  return ['all', `week:${week}`, `month:${now.toISOString().slice(0, 7)}`];
+}
 
 class HttpError extends Error {
   constructor(
@@ -108,16 +172,20 @@ function parseBatch(text: string): Event[] {
   );
 }
 
-/** The batch's one statement; again on a deadlock (two batches crediting the same fans). */
+/** The batch's one statement; again on a deadlock (two batches moving the same rows). */
 async function record(clientId: string, events: Event[]) {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const { rows } = await pool.query<{ event_id: string; balance: string }>(STATEMENT, [
+      const values = [
         clientId,
         events.map((e) => e.id),
         events.map((e) => e.subject),
         events.map((e) => e.points),
-      ]);
+      ];
+      const { rows } = await pool.query<{ event_id: string; balance: string }>(
+        effects ? FLOOR_STATEMENT : BASELINE_STATEMENT,
+        effects ? [...values, boardsOf(new Date())] : values,
+      );
       return new Map(rows.map((row) => [row.event_id, Number(row.balance)]));
     } catch (error) {
       if ((error as { code?: string }).code !== '40P01' || attempt >= 5) throw error;

@@ -1,6 +1,7 @@
 /**
  * `npm run bench:events -- [--fans N] [--senders S] [--batch B] [--duration s] [--warmup s]
- *   [--rounds R] [--types a,b,c] [--score-spread K] [--database-url URL] [--issuer ISS] [--smoke]`
+ *   [--rounds R] [--types a,b,c] [--score-spread K] [--database-url URL] [--issuer ISS] [--floor]
+ *   [--smoke]`
  *
  * Throughput of points from activity (issue 28, item 7): S concurrent
  * senders (10) post batches of B events (100) to `POST /api/events` with one
@@ -17,7 +18,14 @@
  *   `node:http`, the same token verification, per event an insert into a
  *   ledger with a unique idempotency key and the fan's balance moved, one
  *   statement (its transaction) per batch, through `pg`, in tables of its
- *   own (schema `bench_events`, filled with the same N fans).
+ *   own (schema `bench_events`, filled with the same N fans);
+ * - with `--floor`, the **floor** (the baseline with BASELINE_EFFECTS=1):
+ *   the baseline plus the rows item 5 asks an award to move in its own
+ *   transaction (three board entries, their count cells, two outbox rows),
+ *   written set-based in the same one statement per batch with none of
+ *   their logic: what no implementation of item 5 can do with less, so
+ *   floor / baseline bounds the ratio any such implementation reaches
+ *   (schema `bench_events_floor`, the fans' all-time entries and counts).
  *
  * Per server: events/s (events answered in 200s over the round's time),
  * batch p50/p99, errors (a batch that failed counts all its events; an
@@ -49,6 +57,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { createDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
+import type { Database } from '../db/schema.js';
 import { benchServiceEnv, startIssuer, type BenchIssuer } from './issuer.js';
 import { postgresCpuSince, readCpuMs, readPostgresCpuMs, readRssMb } from './proc.js';
 import { isSeeded, seedUsers } from './seed-data.js';
@@ -66,6 +75,7 @@ const { values: args } = parseArgs({
     'score-spread': { type: 'string' },
     'database-url': { type: 'string' },
     issuer: { type: 'string' },
+    floor: { type: 'boolean', default: false },
     smoke: { type: 'boolean', default: false },
   },
 });
@@ -87,15 +97,17 @@ const settings = {
   issuer: args.issuer ?? 'https://seed.bench.invalid',
   adminUrl: process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   keepDb: process.env.BENCH_KEEP_DB === '1',
+  floor: args.floor,
 };
 settings.scoreSpread = positive('score-spread', args['score-spread'], settings.fans);
 const BASELINE_SCHEMA = 'bench_events';
+const FLOOR_SCHEMA = 'bench_events_floor';
 const CLIENT_ID = 'bench-events-sender';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const run = Date.now().toString(36);
 const outDir = path.join(ROOT, 'bench', 'results', `events-${stamp}`);
 
-type Side = 'service' | 'baseline';
+type Side = 'service' | 'baseline' | 'floor';
 interface Running {
   side: Side;
   url: string;
@@ -151,6 +163,16 @@ async function main(): Promise<void> {
       databaseUrl,
     );
     servers.push(baseline);
+    if (settings.floor) {
+      servers.push(
+        await startServer(
+          'floor',
+          ['--import', 'tsx', 'bench/events-baseline.ts'],
+          issuer,
+          databaseUrl,
+        ),
+      );
+    }
     const token = issuer.signService(CLIENT_ID, ['events:write'], 6 * 3600);
 
     for (const server of servers) await load(server, token, fans, 'warm', settings.warmup);
@@ -170,6 +192,7 @@ async function main(): Promise<void> {
         if (sample.firstError) log(`  first error: ${sample.firstError}`);
       }
     }
+    if (settings.floor) await checkFloor(databaseUrl);
     await report(samples, fans, databaseUrl);
   } finally {
     for (const server of servers.reverse()) await stop(server);
@@ -253,27 +276,108 @@ async function prepare(url: string): Promise<number> {
     if (fans === 0 || last.rows.length === 0) {
       throw new Error(`the database's fans of ${settings.issuer} are not seed-1 … seed-${fans}`);
     }
-    log(`baseline tables (${BASELINE_SCHEMA}) for ${fans.toLocaleString('en')} fans`);
-    const schema = sql.id(BASELINE_SCHEMA);
-    await sql`DROP SCHEMA IF EXISTS ${schema} CASCADE`.execute(db);
-    await sql`CREATE SCHEMA ${schema}`.execute(db);
-    await sql`CREATE TABLE ${schema}.balances (
-      subject text PRIMARY KEY, balance bigint NOT NULL)`.execute(db);
-    await sql`CREATE TABLE ${schema}.ledger (
-      client_id text NOT NULL, event_id text NOT NULL, subject text NOT NULL,
-      points integer NOT NULL, created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (client_id, event_id))`.execute(db);
-    await sql`INSERT INTO ${schema}.balances (subject, balance)
-      SELECT u.subject, e.points FROM users u
-      JOIN leaderboard_entries e ON e.user_id = u.id AND e.board = 'all'
-      WHERE u.issuer = ${settings.issuer} AND u.subject LIKE 'seed-%'`.execute(db);
-    await sql`INSERT INTO ${schema}.ledger (client_id, event_id, subject, points)
-      SELECT 'bench:seed', subject, subject, balance FROM ${schema}.balances`.execute(db);
-    await sql`ANALYZE ${schema}.balances`.execute(db);
-    await sql`ANALYZE ${schema}.ledger`.execute(db);
+    await baselineTables(db, BASELINE_SCHEMA, fans, false);
+    if (settings.floor) await baselineTables(db, FLOOR_SCHEMA, fans, true);
     return fans;
   } finally {
     await database.close();
+  }
+}
+
+/**
+ * The baseline's tables in `name`, filled with the seeded fans (a balance and
+ * a ledger row each, so the indexes have the board's size); with `effects`,
+ * the floor's too: the fans' all-time entries, their count cells (4 shards),
+ * an empty outbox.
+ */
+async function baselineTables(
+  db: Kysely<Database>,
+  name: string,
+  fans: number,
+  effects: boolean,
+): Promise<void> {
+  log(`${effects ? 'floor' : 'baseline'} tables (${name}) for ${fans.toLocaleString('en')} fans`);
+  const schema = sql.id(name);
+  await sql`DROP SCHEMA IF EXISTS ${schema} CASCADE`.execute(db);
+  await sql`CREATE SCHEMA ${schema}`.execute(db);
+  await sql`CREATE TABLE ${schema}.balances (
+    subject text PRIMARY KEY, balance bigint NOT NULL)`.execute(db);
+  await sql`CREATE TABLE ${schema}.ledger (
+    client_id text NOT NULL, event_id text NOT NULL, subject text NOT NULL,
+    points integer NOT NULL, created_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (client_id, event_id))`.execute(db);
+  await sql`INSERT INTO ${schema}.balances (subject, balance)
+    SELECT u.subject, e.points FROM users u
+    JOIN leaderboard_entries e ON e.user_id = u.id AND e.board = 'all'
+    WHERE u.issuer = ${settings.issuer} AND u.subject LIKE 'seed-%'`.execute(db);
+  await sql`INSERT INTO ${schema}.ledger (client_id, event_id, subject, points)
+    SELECT 'bench:seed', subject, subject, balance FROM ${schema}.balances`.execute(db);
+  if (effects) {
+    await sql`CREATE TABLE ${schema}.entries (
+      board text NOT NULL, subject text NOT NULL, points bigint NOT NULL,
+      PRIMARY KEY (board, subject))`.execute(db);
+    await sql`CREATE TABLE ${schema}.counts (
+      board text NOT NULL, score bigint NOT NULL, shard integer NOT NULL, n bigint NOT NULL,
+      PRIMARY KEY (board, score, shard))`.execute(db);
+    await sql`CREATE TABLE ${schema}.outbox (
+      id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, subject text NOT NULL,
+      type text NOT NULL, payload jsonb NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now())`.execute(db);
+    await sql`INSERT INTO ${schema}.entries (board, subject, points)
+      SELECT 'all', subject, balance FROM ${schema}.balances`.execute(db);
+    await sql`INSERT INTO ${schema}.counts (board, score, shard, n)
+      SELECT 'all', balance, abs(hashtext(subject)) % 4, count(*)
+      FROM ${schema}.balances GROUP BY 2, 3`.execute(db);
+  }
+  for (const table of effects
+    ? ['balances', 'ledger', 'entries', 'counts']
+    : ['balances', 'ledger']) {
+    await sql`ANALYZE ${schema}.${sql.id(table)}`.execute(db);
+  }
+}
+
+/**
+ * The floor did the work it stands for: every balance the sum of its
+ * ledger, every all-time entry its balance, every board's count cells its
+ * entries' scores, one `points_awarded` row per event recorded. Throws if not.
+ */
+async function checkFloor(url: string): Promise<void> {
+  const db = adminDb(url);
+  const schema = sql.id(FLOOR_SCHEMA);
+  try {
+    const { rows } = await sql<{ problem: string; n: string }>`
+      SELECT 'balance is not the ledger sum' AS problem, count(*)::text AS n
+        FROM ${schema}.balances b
+        JOIN (SELECT subject, sum(points) AS s FROM ${schema}.ledger GROUP BY subject) l
+          USING (subject)
+        WHERE l.s <> b.balance
+      UNION ALL
+      SELECT 'all-time entry is not the balance', count(*)::text
+        FROM ${schema}.balances b LEFT JOIN ${schema}.entries e
+          ON e.board = 'all' AND e.subject = b.subject
+        WHERE e.points IS DISTINCT FROM b.balance
+      UNION ALL
+      SELECT 'count cell is not its entries', count(*)::text FROM (
+        SELECT board, score, shard, sum(n) AS n FROM ${schema}.counts
+          GROUP BY 1, 2, 3 HAVING sum(n) <> 0
+        ) c FULL JOIN (
+        SELECT board, points AS score, abs(hashtext(subject)) % 4 AS shard, count(*) AS n
+          FROM ${schema}.entries GROUP BY 1, 2, 3
+        ) e USING (board, score, shard)
+        WHERE c.n IS DISTINCT FROM e.n
+      UNION ALL
+      SELECT 'events without their points_awarded row', abs(
+        (SELECT count(*) FROM ${schema}.ledger WHERE client_id <> 'bench:seed') -
+        (SELECT count(*) FROM ${schema}.outbox WHERE type = 'points_awarded'))::text`.execute(db);
+    const problems = rows.filter((row) => row.n !== '0');
+    if (problems.length > 0) {
+      throw new Error(
+        `the floor's tables are inconsistent: ${problems.map((p) => `${p.problem} (${p.n})`).join(', ')}`,
+      );
+    }
+    log('floor checked: balances, all-time entries, count cells and outbox consistent');
+  } finally {
+    await db.destroy();
   }
 }
 
@@ -281,6 +385,7 @@ async function dropBaseline(url: string): Promise<void> {
   const db = adminDb(url);
   try {
     await sql`DROP SCHEMA IF EXISTS ${sql.id(BASELINE_SCHEMA)} CASCADE`.execute(db);
+    await sql`DROP SCHEMA IF EXISTS ${sql.id(FLOOR_SCHEMA)} CASCADE`.execute(db);
   } finally {
     await db.destroy();
   }
@@ -317,7 +422,8 @@ async function startServer(
           DATABASE_URL: databaseUrl,
           AUTH_ISSUER: issuer.issuer,
           AUTH_JWKS_URL: issuer.jwksUrl,
-          BASELINE_SCHEMA,
+          BASELINE_SCHEMA: side === 'floor' ? FLOOR_SCHEMA : BASELINE_SCHEMA,
+          BASELINE_EFFECTS: side === 'floor' ? '1' : '0',
         };
   const child = spawn(process.execPath, argv, {
     cwd: ROOT,
@@ -483,7 +589,9 @@ async function report(samples: Sample[], fans: number, databaseUrl: string): Pro
   };
   const service = stat('service');
   const baseline = stat('baseline');
+  const floor = settings.floor ? stat('floor') : undefined;
   const ratio = service.eventsPerSecond / baseline.eventsPerSecond;
+  const floorRatio = floor && floor.eventsPerSecond / baseline.eventsPerSecond;
   const row = (side: Side, s: ReturnType<typeof stat>) =>
     `| ${side} | ${s.eventsPerSecond.toFixed(0)} | ${s.p50Ms.toFixed(1)} / ${s.p99Ms.toFixed(1)} | ` +
     `${s.errors} | ${s.capped} | ${s.events} | ${s.cpuMsPerEvent.toFixed(3)} | ` +
@@ -504,8 +612,15 @@ async function report(samples: Sample[], fans: number, databaseUrl: string): Pro
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     row('service', service),
     row('baseline', baseline),
+    ...(floor ? [row('floor', floor)] : []),
     '',
     `Ratio service / baseline: **${ratio.toFixed(2)}**`,
+    ...(floorRatio === undefined
+      ? []
+      : [
+          `Ratio floor / baseline (what item 5's rows alone leave of the baseline): ` +
+            `**${floorRatio.toFixed(2)}**; service / floor: ${(service.eventsPerSecond / floor!.eventsPerSecond).toFixed(2)}`,
+        ]),
     '',
     ...checks.map((check) => `- ${check}`),
   ].join('\n');
@@ -513,7 +628,7 @@ async function report(samples: Sample[], fans: number, databaseUrl: string): Pro
   writeFileSync(path.join(outDir, 'summary.md'), `${text}\n`);
   writeFileSync(
     path.join(outDir, 'results.json'),
-    `${JSON.stringify({ command, settings, fans, ratio, service, baseline, samples }, null, 2)}\n`,
+    `${JSON.stringify({ command, settings, fans, ratio, floorRatio, service, baseline, floor, samples }, null, 2)}\n`,
   );
   log(`results in ${path.relative(ROOT, outDir)}/`);
 }
