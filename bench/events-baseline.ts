@@ -57,8 +57,9 @@ const MAX_EVENTS = 100;
 
 const effects = env.BASELINE_EFFECTS === '1';
 
-const BASELINE_STATEMENT = `
-  WITH input AS (
+/** Per event the ledger insert (the idempotency key), per fan the balance moved. */
+const RECORDED = `
+  input AS (
     SELECT * FROM unnest($2::text[], $3::text[], $4::integer[]) AS t(event_id, subject, points)
   ), inserted AS (
     INSERT INTO ${schema}.ledger (client_id, event_id, subject, points)
@@ -70,25 +71,16 @@ const BASELINE_STATEMENT = `
     SELECT subject, sum(points) FROM inserted GROUP BY subject ORDER BY subject
     ON CONFLICT (subject) DO UPDATE SET balance = b.balance + excluded.balance
     RETURNING subject, balance
-  )
+  )`;
+const ANSWER = `
   SELECT i.event_id, c.balance::text AS balance FROM inserted i JOIN credited c USING (subject)`;
+
+const BASELINE_STATEMENT = `WITH ${RECORDED} ${ANSWER}`;
 
 /** The baseline's statement and the effects of item 5, all data-modifying CTEs (each runs). */
 const FLOOR_STATEMENT = `
-  WITH input AS (
-    SELECT * FROM unnest($2::text[], $3::text[], $4::integer[]) AS t(event_id, subject, points)
-  ), inserted AS (
-    INSERT INTO ${schema}.ledger (client_id, event_id, subject, points)
-    SELECT $1, event_id, subject, points FROM input
-    ON CONFLICT (client_id, event_id) DO NOTHING
-    RETURNING event_id, subject, points
-  ), per_fan AS (
+  WITH ${RECORDED}, per_fan AS (
     SELECT subject, sum(points)::bigint AS points FROM inserted GROUP BY subject
-  ), credited AS (
-    INSERT INTO ${schema}.balances AS b (subject, balance)
-    SELECT subject, points FROM per_fan ORDER BY subject
-    ON CONFLICT (subject) DO UPDATE SET balance = b.balance + excluded.balance
-    RETURNING subject, balance
   ), moved AS (
     INSERT INTO ${schema}.entries AS e (board, subject, points)
     SELECT b.board, f.subject, f.points FROM per_fan f CROSS JOIN unnest($5::text[]) AS b(board)
@@ -113,8 +105,7 @@ const FLOOR_STATEMENT = `
     UNION ALL
     SELECT subject, 'rank_changed', jsonb_build_object('points', balance) FROM credited
     RETURNING 1
-  )
-  SELECT i.event_id, c.balance::text AS balance FROM inserted i JOIN credited c USING (subject)`;
+  ) ${ANSWER}`;
 
 /** The boards an award of `now` moves: all time, its week and its month (names only). */
 function boardsOf(now: Date): string[] {
