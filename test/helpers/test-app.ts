@@ -6,6 +6,7 @@ import { createTRPCClient, httpLink, type TRPCClient } from '@trpc/client';
 import type { Kysely } from 'kysely';
 import type { OpenApiRouter } from 'trpc-to-openapi';
 import type { AppRouter } from '../../routers/index.js';
+import type { DatabaseHandle } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { createApp } from '../../src/app.js';
 import { createAuthVerifier } from '../../src/auth/key-sources.js';
@@ -17,7 +18,7 @@ import type { BoardOptions } from '../../src/live/boards.js';
 import type { WebhookWorkerOptions } from '../../src/live/webhooks.js';
 import { createLogger } from '../../src/logger.js';
 import { connectRateLimitStore } from '../../src/rate-limit.js';
-import { createTestDatabase, type TestDatabase } from './test-db.js';
+import { createTestDatabase, openPool, type TestDatabase } from './test-db.js';
 import { assertResponseConforms } from './openapi-conformance.js';
 import { startTokenIssuer, type TokenIssuer } from './token-issuer.js';
 
@@ -206,17 +207,62 @@ export async function startTestApp(options: {
   };
 }
 
+/** A second app instance; its close() also closes the pool it opened. */
+export interface OtherInstance extends TestApp {
+  /** Its own pool on PostgreSQL; on PGlite the test database's handle itself. */
+  handle: DatabaseHandle;
+}
+
+/** Another app on `database`: its own pool on PostgreSQL, the same handle on PGlite (one session). */
+export async function startOtherInstance(
+  database: TestDatabase,
+  options: Omit<Parameters<typeof startTestApp>[0], 'database'> & { poolMax?: number } = {},
+): Promise<OtherInstance> {
+  const { poolMax, ...appOptions } = options;
+  const pool = database.databaseUrl
+    ? await openPool(database, poolMax === undefined ? {} : { poolMax })
+    : undefined;
+  // Property by property: `database` may stand for a file's database (useTestApp).
+  const handle: TestDatabase = pool
+    ? {
+        ...pool,
+        databaseUrl: database.databaseUrl,
+        dataDir: database.dataDir,
+        destroy: database.destroy,
+      }
+    : database;
+  let app: TestApp;
+  try {
+    app = await startTestApp({ ...appOptions, database: handle });
+  } catch (error) {
+    await pool?.close();
+    throw error;
+  }
+  return {
+    ...app,
+    handle,
+    async close() {
+      await app.close();
+      await pool?.close();
+    },
+  };
+}
+
 /**
  * The usual setup of an integration test file: its own database and app,
  * started in beforeAll and closed in afterAll. The returned `app` and
  * `database` stand for those two and may be used once beforeAll has run
- * (inside tests and later hooks); touching them earlier throws.
+ * (inside tests and later hooks); touching them earlier throws. `clock` is
+ * the app's (see startTestApp).
  */
-export function useTestApp(): { app: TestApp; database: TestDatabase } {
+export function useTestApp(options: { clock?: () => Date } = {}): {
+  app: TestApp;
+  database: TestDatabase;
+} {
   let started: { app: TestApp; database: TestDatabase } | undefined;
   beforeAll(async () => {
     const database = await createTestDatabase();
-    started = { database, app: await startTestApp({ database }) };
+    started = { database, app: await startTestApp({ database, clock: options.clock }) };
   });
   afterAll(async () => {
     await started?.app.close();

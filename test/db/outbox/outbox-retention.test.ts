@@ -1,17 +1,16 @@
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../../db/database.js';
 import { appendEvents } from '../../../db/queries/events.js';
 import type { Database } from '../../../db/schema.js';
 import { dataEvents, openSse } from '../../helpers/live.js';
-import { startTestApp, uniqueSubject, type TestApp } from '../../helpers/test-app.js';
 import {
-  createTestDatabase,
-  openPool,
-  testDbKind,
-  type TestDatabase,
-} from '../../helpers/test-db.js';
+  startOtherInstance,
+  startTestApp,
+  uniqueSubject,
+  type TestApp,
+} from '../../helpers/test-app.js';
+import { createTestDatabase, testDbKind, type TestDatabase } from '../../helpers/test-db.js';
 import { startTokenIssuer, type TokenIssuer } from '../../helpers/token-issuer.js';
 
 /**
@@ -27,27 +26,20 @@ const PER_USER = 4;
 const ENV = { LIVE_RETENTION_DAYS: '1', LIVE_RETENTION_PER_USER: String(PER_USER) };
 
 let database: TestDatabase;
-let second: DatabaseHandle | undefined;
 let issuer: TokenIssuer;
 let apps: [TestApp, TestApp];
 
 beforeAll(async () => {
   database = await createTestDatabase();
   issuer = await startTokenIssuer();
-  second = database.databaseUrl ? await openPool(database) : undefined;
   apps = [
     await startTestApp({ database, issuer, env: ENV }),
-    await startTestApp({
-      database: second ? { ...database, ...second, db: second.db } : database,
-      issuer,
-      env: ENV,
-    }),
+    await startOtherInstance(database, { issuer, env: ENV }),
   ];
 });
 
 afterAll(async () => {
   for (const app of apps ?? []) await app.close();
-  await second?.close();
   await issuer?.stop();
   await database?.destroy();
 });

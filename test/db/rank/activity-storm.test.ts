@@ -1,18 +1,17 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../../db/database.js';
 import { findRankedEntry } from '../../../db/queries/leaderboard.js';
 import { ALL_TIME_BOARD, writeBoards } from '../../../src/domain/boards.js';
 import { consistencyProblems, fullSortRanks } from '../../helpers/consistency.js';
 import { movePoints } from '../../helpers/point-moves.js';
 import { reader, walkPages } from '../../helpers/reads.js';
-import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 import {
-  createTestDatabase,
-  openPool,
-  testDbKind,
-  type TestDatabase,
-} from '../../helpers/test-db.js';
+  startOtherInstance,
+  startTestApp,
+  type OtherInstance,
+  type TestApp,
+} from '../../helpers/test-app.js';
+import { createTestDatabase, testDbKind, type TestDatabase } from '../../helpers/test-db.js';
 import { startTokenIssuer, type TokenIssuer } from '../../helpers/token-issuer.js';
 
 /**
@@ -37,28 +36,20 @@ const TEAMS = ['Red Lions', 'BLUE Sharks', 'green hawks'];
 const CHECKIN_CAP = 5;
 
 let database: TestDatabase;
-let second: DatabaseHandle | undefined;
 let issuer: TokenIssuer;
-let apps: [TestApp, TestApp];
+let apps: [TestApp, OtherInstance];
 
 beforeAll(async () => {
   database = await createTestDatabase();
   issuer = await startTokenIssuer();
-  // On PostgreSQL the second instance has its own pool, as a second process
-  // would; PGlite is one session, so both share the handle.
-  second = database.databaseUrl ? await openPool(database, { poolMax: 5 }) : undefined;
   apps = [
     await startTestApp({ database, issuer }),
-    await startTestApp({
-      database: second ? { ...database, ...second, db: second.db } : database,
-      issuer,
-    }),
+    await startOtherInstance(database, { issuer, poolMax: 5 }),
   ];
 }, 60_000);
 
 afterAll(async () => {
   for (const app of apps ?? []) await app.close();
-  await second?.close();
   await issuer?.stop();
   await database?.destroy();
 });
@@ -90,7 +81,7 @@ interface SentEvent {
 describe(`points from activity: a concurrent storm on ${testDbKind}`, () => {
   it('keeps balance = Σ ledger, exact rank counts and caps, and serves the full-sort rank everywhere', async () => {
     const app = (i: number) => apps[i % 2]!;
-    const handle = (i: number) => (i % 2 === 0 ? database : (second ?? database));
+    const handle = (i: number) => (i % 2 === 0 ? database : apps[1].handle);
     const services = [
       await apps[0].serviceToken('storm-checkins'),
       await apps[0].serviceToken('storm-predictions'),

@@ -1,18 +1,17 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../../db/database.js';
 import { findRankedEntry } from '../../../db/queries/leaderboard.js';
 import { writeBoards } from '../../../src/domain/boards.js';
 import { consistencyProblems, fullSortRanks } from '../../helpers/consistency.js';
 import { movePoints } from '../../helpers/point-moves.js';
 import { reader, walkPages } from '../../helpers/reads.js';
-import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 import {
-  createTestDatabase,
-  testDbKind,
-  type TestDatabase,
-  openPool,
-} from '../../helpers/test-db.js';
+  startOtherInstance,
+  startTestApp,
+  type OtherInstance,
+  type TestApp,
+} from '../../helpers/test-app.js';
+import { createTestDatabase, testDbKind, type TestDatabase } from '../../helpers/test-db.js';
 import { startTokenIssuer, type TokenIssuer } from '../../helpers/token-issuer.js';
 
 /**
@@ -29,28 +28,20 @@ const PARALLEL = testDbKind === 'postgres' ? 24 : 8;
 const TEAMS = ['Red Lions', 'BLUE Sharks', 'green hawks'];
 
 let database: TestDatabase;
-let second: DatabaseHandle | undefined;
 let issuer: TokenIssuer;
-let apps: [TestApp, TestApp];
+let apps: [TestApp, OtherInstance];
 
 beforeAll(async () => {
   database = await createTestDatabase();
   issuer = await startTokenIssuer();
-  // On PostgreSQL the second instance has its own pool, as a second process
-  // would; PGlite is one session, so both share the handle.
-  second = database.databaseUrl ? await openPool(database, { poolMax: 5 }) : undefined;
   apps = [
     await startTestApp({ database, issuer }),
-    await startTestApp({
-      database: second ? { ...database, ...second, db: second.db } : database,
-      issuer,
-    }),
+    await startOtherInstance(database, { issuer, poolMax: 5 }),
   ];
 }, 60_000);
 
 afterAll(async () => {
   for (const app of apps ?? []) await app.close();
-  await second?.close();
   await issuer?.stop();
   await database?.destroy();
 });
@@ -112,7 +103,7 @@ describe(`rank exactness after a concurrent storm on ${testDbKind}`, () => {
         // The ledger holds no zero entries (a random draw can be 0).
         if (move.delta === 0) continue;
         awarded += move.delta;
-        const handle = (i + k) % 2 === 0 ? database : (second ?? database);
+        const handle = (i + k) % 2 === 0 ? database : apps[1].handle;
         await movePoints(handle, userId, { key: `storm-${i}-${k}`, ...move });
       }
     });

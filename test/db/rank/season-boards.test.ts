@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findRankedEntry } from '../../../db/queries/leaderboard.js';
 import { consistencyProblems } from '../../helpers/consistency.js';
-import { startTestApp, type TestApp } from '../../helpers/test-app.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/test-db.js';
+import { useTestApp } from '../../helpers/test-app.js';
 
 /**
  * Every award credits the all-time board and the ISO week's and UTC month's
@@ -10,18 +9,8 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/test-db.js'
  * test moves it instead of waiting.
  */
 
-let database: TestDatabase;
-let app: TestApp;
 let now = new Date('2026-11-29T23:59:59.000Z'); // Sunday: the last second of 2026-W48
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ database, clock: () => now });
-});
-afterAll(async () => {
-  await app?.close();
-  await database?.destroy();
-});
+const { app, database } = useTestApp({ clock: () => now });
 
 async function entriesOf(userId: string) {
   const rows = await database.db

@@ -1,9 +1,13 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { consistencyProblems, fullSortRanks } from '../../helpers/consistency.js';
-import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../../helpers/test-app.js';
+import {
+  startOtherInstance,
+  uniqueSubject,
+  useTestApp,
+  type TestApp,
+} from '../../helpers/test-app.js';
 import { ROUTES } from '../../helpers/routes.js';
-import { openPool } from '../../helpers/test-db.js';
 
 /**
  * The admin API (docs/CATALOG.md): definitions as versioned data changed at
@@ -15,21 +19,9 @@ const { app, database } = useTestApp();
 /** Every admin operation from the router's meta, with a path whose parameters are filled (fillPath). */
 const ADMIN_ROUTES = ROUTES.filter((r) => r.serviceScope === 'admin');
 
-/** Another instance on the same database (its own pool on PostgreSQL) and identity provider. */
-async function instance(options: { env?: Record<string, string>; clock?: () => Date } = {}) {
-  const pool = database.databaseUrl ? await openPool(database) : undefined;
-  const other = await startTestApp({
-    database: pool ? { ...database, ...pool, db: pool.db } : database,
-    issuer: app.issuer,
-    ...options,
-  });
-  const close = other.close.bind(other);
-  other.close = async () => {
-    await close();
-    await pool?.close();
-  };
-  return other;
-}
+/** Another instance on the same database and identity provider. */
+const instance = (options: { env?: Record<string, string>; clock?: () => Date } = {}) =>
+  startOtherInstance(database, { issuer: app.issuer, ...options });
 
 let keyCounter = 0;
 function uniqueKey(prefix: string): string {

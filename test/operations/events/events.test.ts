@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { consistencyProblems } from '../../helpers/consistency.js';
-import { startTestApp, uniqueSubject, useTestApp } from '../../helpers/test-app.js';
-import { openPool } from '../../helpers/test-db.js';
+import { startOtherInstance, uniqueSubject, useTestApp } from '../../helpers/test-app.js';
 
 const { app, database } = useTestApp();
 
@@ -263,21 +262,8 @@ describe('a reversal and the quest its event completed', () => {
 });
 
 describe('POST /api/events on two instances at once', () => {
-  /** A second instance on the same database (its own pool on PostgreSQL). */
-  async function secondInstance() {
-    const pool = database.databaseUrl ? await openPool(database) : undefined;
-    const other = await startTestApp({
-      database: pool ? { ...database, ...pool, db: pool.db } : database,
-      issuer: app.issuer,
-    });
-    return {
-      other,
-      async close() {
-        await other.close();
-        await pool?.close();
-      },
-    };
-  }
+  /** A second instance on the same database and identity provider. */
+  const secondInstance = () => startOtherInstance(database, { issuer: app.issuer });
 
   it('records the same event once when both instances receive it together', async () => {
     const second = await secondInstance();
@@ -290,7 +276,7 @@ describe('POST /api/events on two instances at once', () => {
         type: 'prediction_correct',
       }));
       const answers = await Promise.all(
-        [app, second.other, app, second.other].map((instance) =>
+        [app, second, app, second].map((instance) =>
           instance.request('POST', '/api/events', { token: service, body: { events } }),
         ),
       );
@@ -319,7 +305,7 @@ describe('POST /api/events on two instances at once', () => {
       const services = [await app.serviceToken('storm-a'), await app.serviceToken('storm-b')];
       const fan = uniqueSubject('fan');
       const sends = Array.from({ length: 12 }, (_, i) =>
-        (i % 2 ? app : second.other).request('POST', '/api/events', {
+        (i % 2 ? app : second).request('POST', '/api/events', {
           token: services[i % 2]!,
           body: { events: [{ id: `${fan}-storm-${i}`, subject: fan, type: 'match_checkin' }] },
         }),
@@ -350,7 +336,7 @@ describe('POST /api/events on two instances at once', () => {
       await send(service, [{ id: `${fan}-target`, subject: fan, type: 'prediction_correct' }]);
       const work = [
         ...Array.from({ length: 6 }, (_, i) =>
-          (i % 2 ? app : second.other).request('POST', '/api/events', {
+          (i % 2 ? app : second).request('POST', '/api/events', {
             token: service,
             body: { events: [{ id: `${fan}-more-${i}`, subject: fan, type: 'article_read' }] },
           }),
@@ -359,7 +345,7 @@ describe('POST /api/events on two instances at once', () => {
           token: service,
           body: { id: `${fan}-target` },
         }),
-        second.other.request('POST', '/api/events/reversals', {
+        second.request('POST', '/api/events/reversals', {
           token: service,
           body: { id: `${fan}-target` },
         }),

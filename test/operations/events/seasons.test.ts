@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { consistencyProblems } from '../../helpers/consistency.js';
 import { Collector, liveClient } from '../../helpers/live.js';
-import { startTestApp, uniqueSubject, type TestApp } from '../../helpers/test-app.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/test-db.js';
+import { uniqueSubject, useTestApp } from '../../helpers/test-app.js';
 
 /**
  * Events and seasons (docs/ACTIVITY.md, "Reversal" and "Late events and
@@ -12,18 +11,8 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/test-db.js'
  * each test plays in weeks of its own, far from today's, since season boards
  * are shared by every fan of the file.
  */
-let database: TestDatabase;
-let app: TestApp;
 let now = new Date('2027-03-10T12:00:00.000Z');
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ database, clock: () => now });
-});
-afterAll(async () => {
-  await app?.close();
-  await database?.destroy();
-});
+const { app, database } = useTestApp({ clock: () => now });
 
 /** POST /api/events as a service, asserting the envelope of a 200. */
 async function send(token: string, events: unknown[]) {

@@ -9,8 +9,8 @@ import {
   walkPages,
   type SeededUser,
 } from '../../helpers/reads.js';
-import { startTestApp, useTestApp, type TestApp } from '../../helpers/test-app.js';
-import { openPool, testDbKind } from '../../helpers/test-db.js';
+import { startOtherInstance, useTestApp, type TestApp } from '../../helpers/test-app.js';
+import { testDbKind } from '../../helpers/test-db.js';
 import { writer } from '../../helpers/writes.js';
 
 /** A user with no leaderboard entry, to read with. */
@@ -397,11 +397,9 @@ describe('a write that keeps the points keeps the place among equals', () => {
       b.points - a.points || a.arrival - b.arrival;
     const expected = [...users].sort(byArrival).map((user) => user.userId);
 
-    const second = database.databaseUrl ? await openPool(database) : undefined;
     // Reads here must count writes made on the other instance at once: without the
     // shared first page, which shows them within its bound (first-page-cache.test.ts).
-    const other = await startTestApp({
-      database: second ? { ...database, ...second, db: second.db } : database,
+    const other = await startOtherInstance(database, {
       issuer: app.issuer,
       env: { LEADERBOARD_FIRST_PAGE_CACHE_MS: '0' },
     });
@@ -464,7 +462,6 @@ describe('a write that keeps the points keeps the place among equals', () => {
       await check();
     } finally {
       await other.close();
-      await second?.close();
     }
   });
 });

@@ -6,7 +6,13 @@ import { migrations } from '../../../db/migrations/index.js';
 import { loadConfig } from '../../../src/config.js';
 import { seasonAt } from '../../../src/domain/seasons.js';
 import { FACES, reader } from '../../helpers/reads.js';
-import { startTestApp, type ApiResponse, type TestApp } from '../../helpers/test-app.js';
+import {
+  startOtherInstance,
+  startTestApp,
+  useTestApp,
+  type ApiResponse,
+  type TestApp,
+} from '../../helpers/test-app.js';
 import {
   createTestDatabase,
   testDbKind,
@@ -20,18 +26,8 @@ import {
  * is injected and moved; each face plays in its own years, as season boards
  * are shared by everyone.
  */
-let database: TestDatabase;
-let app: TestApp;
 let now = new Date('2026-11-25T12:00:00.000Z');
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ database, clock: () => now });
-});
-afterAll(async () => {
-  await app?.close();
-  await database?.destroy();
-});
+const { app, database } = useTestApp({ clock: () => now });
 
 const onboard = async (token: string, body: Record<string, unknown> = {}) =>
   (await app.request('POST', '/api/user/profile', { token, body })).body.data.user.id as string;
@@ -377,18 +373,15 @@ describe.skipIf(testDbKind !== 'postgres')(
     // Two instances, each with a pool of 2 connections. The cut is held up by a lock
     // its copy needs, so every first read is still waiting when the other calls come.
     let own: TestDatabase;
-    const pools: DatabaseHandle[] = [];
     const apps: TestApp[] = [];
     let clock = new Date('2044-02-10T12:00:00.000Z');
 
     beforeAll(async () => {
       own = await createTestDatabase();
       for (let i = 0; i < 2; i += 1) {
-        const pool = await openPool(own, { poolMax: 2 });
-        pools.push(pool);
         apps.push(
-          await startTestApp({
-            database: { ...own, ...pool },
+          await startOtherInstance(own, {
+            poolMax: 2,
             issuer: apps[0]?.issuer,
             clock: () => clock,
           }),
@@ -397,7 +390,6 @@ describe.skipIf(testDbKind !== 'postgres')(
     });
     afterAll(async () => {
       for (const started of apps.reverse()) await started.close();
-      for (const pool of pools) await pool.close();
       await own?.destroy();
     });
 

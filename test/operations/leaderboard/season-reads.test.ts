@@ -1,26 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seasonAt } from '../../../src/domain/seasons.js';
 import { consistencyProblems } from '../../helpers/consistency.js';
 import { FACES, reader, type ReadInput } from '../../helpers/reads.js';
-import { startTestApp, type TestApp } from '../../helpers/test-app.js';
-import { createTestDatabase, testDbKind, type TestDatabase } from '../../helpers/test-db.js';
+import { useTestApp } from '../../helpers/test-app.js';
+import { testDbKind } from '../../helpers/test-db.js';
 
 /**
  * GET /api/leaderboard and /api/leaderboard/me with `period` (docs/SEASONS.md).
  * The app's clock is injected and moved; no test waits for a week to pass.
  */
-let database: TestDatabase;
-let app: TestApp;
 let now = new Date('2026-11-25T12:00:00.000Z'); // Wednesday of 2026-W48
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ database, clock: () => now });
-});
-afterAll(async () => {
-  await app?.close();
-  await database?.destroy();
-});
+const { app, database } = useTestApp({ clock: () => now });
 
 const onboard = async (token: string, body: Record<string, unknown> = {}) =>
   (await app.request('POST', '/api/user/profile', { token, body })).body.data.user.id as string;
