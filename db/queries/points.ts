@@ -55,11 +55,12 @@ export function allLedgerEntries(db: Kysely<Database>, userId: string): Promise<
 /**
  * What the user earned on season boards since each of `since` (one per
  * time, in order), from their ledger: every entry counts at its
- * `recorded_at` (the app's clock its write chose its boards by), except that a reversal
- * counts at its event's (it takes the points back from the seasons they were
- * earned in), and adjustments, which move the balance and the all-time board
- * only, count nowhere. What a fan earned before onboarding opens their
- * season entries with it (docs/ACTIVITY.md, "Before onboarding").
+ * `recorded_at` (the app's clock its write chose its boards by), except
+ * that a reversal counts at its event's (it takes the points back from the
+ * seasons they were earned in), and adjustments, which move the balance and
+ * the all-time board only, count nowhere. What a fan earned before
+ * onboarding opens their season entries with it (docs/ACTIVITY.md, "Before
+ * onboarding").
  */
 export async function seasonPointsSince(
   db: Kysely<Database>,

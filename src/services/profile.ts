@@ -1,8 +1,7 @@
 import { backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-retry.js';
 import type { Kysely } from 'kysely';
 import { findRankedEntry, type RankedEntry } from '../../db/queries/leaderboard.js';
-import { recentLedgerEntries } from '../../db/queries/points.js';
-import { seasonPointsSince } from '../../db/queries/points.js';
+import { recentLedgerEntries, seasonPointsSince } from '../../db/queries/points.js';
 import {
   applyUserWrite,
   pointsAndBoards,

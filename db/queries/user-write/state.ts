@@ -299,7 +299,10 @@ export type ProfileJson = Omit<ProfileRow, 'createdAt' | 'updatedAt'> & {
   updatedAt: string;
 };
 
-export type LedgerJson = Omit<LedgerRow, 'createdAt'> & { createdAt: string };
+export type LedgerJson = Omit<LedgerRow, 'createdAt' | 'recordedAt'> & {
+  createdAt: string;
+  recordedAt: string | null;
+};
 
 export type QuestJson = Omit<StoredQuest, 'completedAt'> & { completedAt: string | null };
 
@@ -308,7 +311,11 @@ export function profileFromJson(json: ProfileJson): ProfileRow {
 }
 
 export function ledgerFromJson(json: LedgerJson): LedgerRow {
-  return { ...json, createdAt: new Date(json.createdAt) };
+  return {
+    ...json,
+    createdAt: new Date(json.createdAt),
+    recordedAt: toDateOrNull(json.recordedAt),
+  };
 }
 
 export function questFromJson(json: QuestJson): StoredQuest {

@@ -448,7 +448,8 @@ function activityPart(plan: UserWritePlan): Part | undefined {
 const LEDGER_JSON = sql`json_build_object('id', l.id::text, 'user_id', l.user_id,
   'delta', l.delta, 'reason', l.reason, 'quest_id', l.quest_id,
   'idempotency_key', l.idempotency_key, 'balance_after', l.balance_after,
-  'created_at', l.created_at, 'source', l.source, 'source_detail', l.source_detail)`;
+  'created_at', l.created_at, 'recorded_at', l.recorded_at, 'source', l.source,
+  'source_detail', l.source_detail)`;
 
 /** Ledger rows as a JSON array, newest first. */
 const ledgerArray = (rows: RawBuilder<unknown>) =>
