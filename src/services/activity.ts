@@ -223,7 +223,7 @@ async function recordFanEvents(
     if (plan.recorded.length === 0) return answers;
 
     const { write, balances } = activityWrite(state, sender, plan, now);
-    const result = await applyFanWrite(deps, 'events', fan.userId, write);
+    const result = await applyFanWrite(deps, 'events', write);
     switch (result.outcome) {
       case 'written':
         for (const recorded of plan.recorded) {
@@ -350,7 +350,6 @@ function activityWrite(
         typeVersion: event.event.type.version,
         value: event.event.value,
         occurredAt: event.event.occurredAt,
-        recordedAt: now,
         bodyHash: event.event.bodyHash,
         points: event.points,
         balanceAfter: balances.get(event.event.id)!,
@@ -490,7 +489,7 @@ export async function reverseEvent(
         },
       },
     };
-    const result = await applyFanWrite(deps, 'reversal', state.user.id, write);
+    const result = await applyFanWrite(deps, 'reversal', write);
     if (result.outcome === 'written') {
       return {
         id: eventId,

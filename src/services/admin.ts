@@ -246,7 +246,7 @@ export async function adjustPoints(
         },
       },
     };
-    const result = await applyFanWrite(deps, 'admin', state.user.id, write);
+    const result = await applyFanWrite(deps, 'admin', write);
     if (result.outcome === 'written') {
       return {
         id: input.id,
@@ -302,7 +302,7 @@ export async function setBan(
         after: { banned: input.ban, reason: input.reason },
       },
     };
-    const result = await applyFanWrite(deps, 'admin', state.user.id, write);
+    const result = await applyFanWrite(deps, 'admin', write);
     if (result.outcome === 'written') {
       return { userId: state.user.id, banned: input.ban, bannedAt: result.user.bannedAt };
     }

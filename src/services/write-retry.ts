@@ -48,14 +48,13 @@ export async function applyFanWrite(
     wrote?: ((userId: string) => void) | undefined;
   },
   writer: UserWriter,
-  userId: string,
   write: UserWritePlan,
 ): Promise<UserWriteResult> {
   const result = await applyUserWrite(deps.db, deps.statements, write);
   metrics.userWriteAttempt(writer, result.outcome);
   if (result.outcome === 'written') {
-    deps.userStates.delete(userId);
-    deps.wrote?.(userId);
+    deps.userStates.delete(write.userId);
+    deps.wrote?.(write.userId);
   }
   return result;
 }

@@ -122,11 +122,6 @@ export interface RecordedActivity {
   typeVersion: number;
   value: number;
   occurredAt: Date;
-  /**
-   * The write's clock (the app's): the week and month boards the event's points credited are
-   * those of this time (src/domain/boards.ts), and a reversal moves back the same ones.
-   */
-  recordedAt: Date;
   bodyHash: string;
   points: number;
   balanceAfter: number;

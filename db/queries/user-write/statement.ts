@@ -381,8 +381,9 @@ function streaksPart(plan: UserWritePlan): Part | undefined {
  * inserted first (the same id sent for another fan at the same moment) makes
  * the insert fail and the statement write nothing (`event_taken`). A
  * reversal marks its event's row; the row itself stays. `recorded_at` is
- * the app's clock the write chose its week and month boards by, not
- * now(): a reversal finds the boards the points landed on from it.
+ * the plan's `at`, the app's clock the write chose its week and month
+ * boards by, not now(): a reversal finds the boards the points landed on
+ * from it.
  */
 function activityPart(plan: UserWritePlan): Part | undefined {
   const activity = plan.activity;
@@ -395,7 +396,6 @@ function activityPart(plan: UserWritePlan): Part | undefined {
     type_version: event.typeVersion,
     value: event.value,
     occurred_at: event.occurredAt.toISOString(),
-    recorded_at: event.recordedAt.toISOString(),
     body_hash: event.bodyHash,
     points: event.points,
     balance_after: event.balanceAfter,
@@ -404,6 +404,7 @@ function activityPart(plan: UserWritePlan): Part | undefined {
   const reversed = activity.reversed;
   const values = {
     events: JSON.stringify(rows),
+    at: plan.at.toISOString(),
     reversedClient: reversed?.clientId ?? null,
     reversedEvent: reversed?.eventId ?? null,
   };
@@ -417,11 +418,11 @@ function activityPart(plan: UserWritePlan): Part | undefined {
               sql`INSERT INTO activity_events (client_id, event_id, user_id, type, type_version,
                 value, occurred_at, body_hash, points, balance_after, quests_completed, recorded_at)
               SELECT a.client_id, a.event_id, g.id, a.type, a.type_version, a.value, a.occurred_at,
-                     a.body_hash, a.points, a.balance_after, a.quests_completed, a.recorded_at
+                     a.body_hash, a.points, a.balance_after, a.quests_completed, ${v.at}::timestamptz
               FROM guard g
               CROSS JOIN jsonb_to_recordset(${v.events}::jsonb)
                 AS a(ord integer, client_id text, event_id text, type text, type_version integer,
-                     value integer, occurred_at timestamptz, recorded_at timestamptz,
+                     value integer, occurred_at timestamptz,
                      body_hash text, points integer, balance_after integer, quests_completed jsonb)
               ORDER BY a.ord
               RETURNING id`,
