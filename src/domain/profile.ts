@@ -9,7 +9,7 @@ import {
 } from '../../db/profile-fields.js';
 import { teamKey } from '../../db/team-key.js';
 import { validationError, type Issue } from '../app-error.js';
-import { cleanText, textProblem } from './text.js';
+import { cleanedText, lengthRule } from './text.js';
 
 /**
  * A partial write: a field that is absent (or `undefined`, as zod's optional
@@ -50,46 +50,23 @@ const HANDLE = PROFILE_FIELD_TABLE.handle;
 /** A stored handle: letters A–Z, digits and underscores (the leading `@` already dropped). */
 export const HANDLE_PATTERN = new RegExp(`^[A-Za-z0-9_]{${HANDLE.min},${HANDLE.max}}$`);
 
-/** Length in Unicode code points, so an emoji counts as one character. */
-function codePoints(value: string): number {
-  let count = 0;
-  for (const _ of value) count += 1;
-  return count;
-}
-
 /**
  * Any text value: well-formed Unicode, then NFC and trimmed (surrounding
  * spaces, tabs and newlines go), then no control, bidirectional-control or
  * invisible character left inside (src/domain/text.ts).
  */
-const cleanedText = z
-  .string({ error: 'Must be a string or null' })
-  .refine((value) => value.isWellFormed(), 'Must be valid Unicode text (no lone surrogates)')
-  .transform(cleanText)
-  .superRefine((value, ctx) => {
-    const problem = textProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
+const profileText = cleanedText('Must be a string or null');
 
 /**
  * One nullable text field: the text rules, then an empty value means "clear
  * the field" (null), then the field's own rule on what is left.
  */
 function textField(rule: z.ZodType<string, string>, description: string) {
-  return cleanedText
+  return profileText
     .nullable()
     .transform((value) => (value === '' ? null : value))
     .pipe(rule.nullable())
     .meta({ description });
-}
-
-function lengthRule(min: number, max: number) {
-  return z
-    .string()
-    .refine(
-      (value) => codePoints(value) >= min && codePoints(value) <= max,
-      min > 0 ? `Must be ${min}–${max} characters` : `Must be at most ${max} characters`,
-    );
 }
 
 const handleRule = z
@@ -182,7 +159,7 @@ export const profileFieldSchemas = Object.fromEntries(
  * NFC, no control, bidi or invisible characters, favoriteTeam's length limit),
  * never empty.
  */
-export const teamFilterSchema = cleanedText
+export const teamFilterSchema = profileText
   .pipe(lengthRule(1, PROFILE_FIELD_TABLE.favoriteTeam.max))
   .meta({
     description:
