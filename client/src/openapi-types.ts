@@ -1426,7 +1426,7 @@ export interface components {
             favoritePlayer?: string | null;
             /** @description Up to 100 characters; may not be the same team as favoriteTeam (compared ignoring case, compatibility forms and invisible characters). null or "" clears it. */
             rivalTeam?: string | null;
-            /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
+            /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href, with what RFC 3986 forbids percent-encoded). null or "" clears it. */
             profileUrl?: string | null;
         };
         /** @description Any profile field except rivalTeam (set that with PATCH /api/user), with the same rules as PATCH /api/user. An empty object onboards without changing the profile. */
@@ -1443,7 +1443,7 @@ export interface components {
             favoriteTeam?: string | null;
             /** @description Up to 100 characters. null or "" clears it. */
             favoritePlayer?: string | null;
-            /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
+            /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href, with what RFC 3986 forbids percent-encoded). null or "" clears it. */
             profileUrl?: string | null;
         };
         RecordEventsInput: {

@@ -82,8 +82,8 @@ const handleRule = z
  * profileUrl is stored in its canonical WHATWG form (`new URL(v).href`), the
  * form every browser and URL library reads the same way: `https:evil.com`,
  * `https:\\evil.com` and `https://evil.com\@good.com` are stored as what they
- * mean (`https://evil.com/`, `https://evil.com/@good.com`). The length limit
- * applies to what is stored.
+ * mean (`https://evil.com/`, `https://evil.com/@good.com`), then made a URI
+ * (rfc3986Href). The length limit applies to what is stored.
  */
 function urlRule(maxLength: number) {
   return z
@@ -97,12 +97,39 @@ function urlRule(maxLength: number) {
         ctx.addIssue({ code: 'custom', message: problem ?? HTTPS_URL_MESSAGE });
         return z.NEVER;
       }
-      if (url.href.length > maxLength) {
+      const stored = rfc3986Href(url);
+      if (stored.length > maxLength) {
         ctx.addIssue({ code: 'custom', message: `Must be at most ${maxLength} characters` });
         return z.NEVER;
       }
-      return url.href;
+      return stored;
     });
+}
+
+/**
+ * What RFC 3986 allows raw in a path, query and fragment (pchar, `/`, `?`):
+ * anything else left by the WHATWG serialiser (`[`, `]`, `|`, `^`, `{`, `}`,
+ * `` ` ``, a second `#`, a `%` not starting an escape) is percent-encoded.
+ */
+const NOT_URI_CHARACTER = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]|%(?![0-9A-Fa-f]{2})/g;
+
+function uriEncoded(part: string): string {
+  return part.replace(NOT_URI_CHARACTER, (character) =>
+    character === '%' ? '%25' : encodeURIComponent(character),
+  );
+}
+
+/**
+ * The WHATWG href as an RFC 3986 URI: the same URL (a browser sends the
+ * encoded form either way), in a form every URI parser and `format: uri`
+ * accept. The host is already in URI form (punycode, IP literals).
+ */
+function rfc3986Href(url: URL): string {
+  const origin = `${url.protocol}//${url.host}`;
+  const rest = url.href.slice(origin.length);
+  const hashAt = rest.indexOf('#');
+  if (hashAt === -1) return origin + uriEncoded(rest);
+  return `${origin}${uriEncoded(rest.slice(0, hashAt))}#${uriEncoded(rest.slice(hashAt + 1))}`;
 }
 
 const HTTPS_URL_MESSAGE = 'Must be an absolute https: URL without credentials';
