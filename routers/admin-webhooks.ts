@@ -188,11 +188,7 @@ export const adminWebhooksRouter = router({
           url: url.optional(),
           eventTypes: eventTypes.optional(),
           description: description.optional(),
-          // Not z.boolean(): trpc-to-openapi coerces a body's top-level booleans ("no" → true).
-          enabled: z
-            .literal([true, false])
-            .optional()
-            .meta({ description: 'false pauses it; true resumes it' }),
+          enabled: z.boolean().optional().meta({ description: 'false pauses it; true resumes it' }),
         })
         .refine((input) => Object.keys(input).length > 1, {
           message: 'No fields: send at least one of url, eventTypes, description, enabled',

@@ -300,10 +300,7 @@ export const adminRouter = router({
       z
         .strictObject({
           userId,
-          // Not z.boolean(): trpc-to-openapi coerces a body's top-level booleans ("false" → true).
-          banned: z
-            .literal([true, false])
-            .meta({ description: 'true bans the fan, false lifts the ban' }),
+          banned: z.boolean().meta({ description: 'true bans the fan, false lifts the ban' }),
           reason,
         })
         .meta({ id: 'AdminSetBanInput' }),

@@ -1472,11 +1472,8 @@ export interface components {
             reason: string;
         };
         AdminSetBanInput: {
-            /**
-             * @description true bans the fan, false lifts the ban
-             * @enum {boolean}
-             */
-            banned: true | false;
+            /** @description true bans the fan, false lifts the ban */
+            banned: boolean;
             /** @description Why: kept in the audit log */
             reason: string;
         };
@@ -1515,11 +1512,8 @@ export interface components {
             eventTypes?: ("quest_completed" | "points_awarded" | "rank_changed" | "streak_extended" | "streak_lost" | "account_deleted")[];
             /** @description What it is for, for the people running it (at most 200 characters) */
             description?: string | null;
-            /**
-             * @description false pauses it; true resumes it
-             * @enum {boolean}
-             */
-            enabled?: true | false;
+            /** @description false pauses it; true resumes it */
+            enabled?: boolean;
         };
         AdminRotateWebhookEndpointSecretInput: {
             /**
