@@ -37,7 +37,9 @@ const url = z
   .meta({
     description:
       'Where events are POSTed: an absolute http or https URL, no credentials, no fragment, ' +
-      'at most 2048 characters',
+      'at most 2048 characters; on a public address (loopback, private, link-local and metadata ' +
+      'addresses are refused, here and at every connection, unless the operator allows the ' +
+      'network)',
     examples: ['https://hooks.example.com/fan-events'],
   });
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { clientIdProblem } from './auth/subject.js';
 import { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS } from './auth/verifier.js';
 import { DEFAULT_EVENT_MAX_AGE_HOURS } from './domain/activity.js';
+import { hostProblem, parseNetwork, type AllowedNetworks } from './domain/network.js';
 import type { HandlePolicy } from './domain/handles.js';
 import { SEASON_ARCHIVE_TIMEOUT_MS } from './domain/seasons.js';
 
@@ -88,6 +89,11 @@ export interface Config {
   readonly webhook: WebhookConfig | undefined;
   /** How long a failing delivery is retried before it is given up (every endpoint). */
   readonly webhookRetryForSeconds: number;
+  /**
+   * Networks webhook targets may be in besides public unicast space
+   * (WEBHOOK_ALLOWED_NETWORKS; docs/OPERATIONS.md, Webhook targets); empty: none.
+   */
+  readonly webhookAllowedNetworks: AllowedNetworks;
   /** HANDLE_CHANGE_COOLDOWN_DAYS and HANDLE_RESERVE_DAYS (0 turns either off). */
   readonly handles: HandlePolicy;
 }
@@ -255,6 +261,10 @@ export const envSchema = z.object({
       .optional(),
   ),
   WEBHOOK_RETRY_FOR_SECONDS: int(86_400, 1, 30 * 86_400),
+  WEBHOOK_ALLOWED_NETWORKS: optionalString.refine(
+    (value) => list(value).every((entry) => parseNetwork(entry) !== undefined),
+    'must be a comma-separated list of networks (10.0.0.0/8, fd00::/8) or addresses (127.0.0.1)',
+  ),
   HANDLE_CHANGE_COOLDOWN_DAYS: int(30, 0, 3650),
   HANDLE_RESERVE_DAYS: int(14, 0, 3650),
 });
@@ -266,11 +276,22 @@ function isWebhookSecret(value: string): boolean {
   return bytes >= 24 && bytes <= 64;
 }
 
+function allowedNetworks(env: Env): AllowedNetworks {
+  return Object.freeze(list(env.WEBHOOK_ALLOWED_NETWORKS).map((entry) => parseNetwork(entry)!));
+}
+
 function webhookConfig(env: Env): WebhookConfig | undefined {
   if (!env.WEBHOOK_URL && !env.WEBHOOK_SECRET) return undefined;
   if (!env.WEBHOOK_URL || !env.WEBHOOK_SECRET) {
     throw new ConfigError(
       `Set WEBHOOK_URL and WEBHOOK_SECRET together; only ${env.WEBHOOK_URL ? 'WEBHOOK_URL' : 'WEBHOOK_SECRET'} is set.`,
+    );
+  }
+  const problem = hostProblem(new URL(env.WEBHOOK_URL).hostname, allowedNetworks(env));
+  if (problem) {
+    throw new ConfigError(
+      `WEBHOOK_URL targets ${problem}: webhooks go to public addresses only. Add its network to ` +
+        'WEBHOOK_ALLOWED_NETWORKS (e.g. 10.0.0.0/8) if the receiver is meant to be internal.',
     );
   }
   return Object.freeze({
@@ -601,6 +622,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     webhook: webhookConfig(e),
     webhookRetryForSeconds: e.WEBHOOK_RETRY_FOR_SECONDS,
+    webhookAllowedNetworks: allowedNetworks(e),
     handles: Object.freeze({
       cooldownDays: e.HANDLE_CHANGE_COOLDOWN_DAYS,
       reserveDays: e.HANDLE_RESERVE_DAYS,

@@ -1487,7 +1487,7 @@ export interface components {
         };
         AdminCreateWebhookEndpointInput: {
             /**
-             * @description Where events are POSTed: an absolute http or https URL, no credentials, no fragment, at most 2048 characters
+             * @description Where events are POSTed: an absolute http or https URL, no credentials, no fragment, at most 2048 characters; on a public address (loopback, private, link-local and metadata addresses are refused, here and at every connection, unless the operator allows the network)
              * @example https://hooks.example.com/fan-events
              */
             url: string;
@@ -1504,7 +1504,7 @@ export interface components {
         };
         AdminUpdateWebhookEndpointInput: {
             /**
-             * @description Where events are POSTed: an absolute http or https URL, no credentials, no fragment, at most 2048 characters
+             * @description Where events are POSTed: an absolute http or https URL, no credentials, no fragment, at most 2048 characters; on a public address (loopback, private, link-local and metadata addresses are refused, here and at every connection, unless the operator allows the network)
              * @example https://hooks.example.com/fan-events
              */
             url?: string;

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import ipaddr from 'ipaddr.js';
 import {
   PROFILE_FIELD_TABLE,
   PROFILE_FIELDS,
@@ -9,6 +8,7 @@ import {
 } from '../../db/profile-fields.js';
 import { teamKey } from '../../db/team-key.js';
 import { validationError, type Issue } from '../app-error.js';
+import { hostProblem, NO_ALLOWED_NETWORKS } from './network.js';
 import { cleanedText, lengthRule } from './text.js';
 
 /**
@@ -138,26 +138,10 @@ function profileUrlProblem(url: URL | null): string | undefined {
   if (!url || url.protocol !== 'https:' || url.hostname === '' || url.username || url.password) {
     return HTTPS_URL_MESSAGE;
   }
-  if (isLocalHost(url.hostname)) {
+  if (hostProblem(url.hostname, NO_ALLOWED_NETWORKS)) {
     return 'Must point to a public host: not localhost, nor a loopback, private or link-local address';
   }
   return undefined;
-}
-
-/**
- * `localhost` (and its subdomains, RFC 6761), or an IP literal outside public
- * unicast space: loopback, private, link-local, unique-local, unspecified,
- * carrier-grade NAT, multicast, reserved, and IPv6 forms that embed an IPv4
- * address (mapped, NAT64, 6to4, Teredo). The WHATWG parser has already turned
- * decimal, hex and octal IPv4 forms into dotted quads.
- */
-function isLocalHost(hostname: string): boolean {
-  const host = hostname.replace(/\.$/, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  const literal = host.startsWith('[') ? host.slice(1, -1) : host;
-  if (!ipaddr.isValid(literal)) return false;
-  if (!host.startsWith('[') && !ipaddr.IPv4.isValidFourPartDecimal(literal)) return false;
-  return ipaddr.process(literal).range() !== 'unicast';
 }
 
 /** Each rule kind of the field table (db/profile-fields.ts), for a field's limits. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostProblem, type AllowedNetworks } from './network.js';
 
 /** The event types a webhook endpoint can receive (every live event but a stream's `resync`). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -29,8 +30,7 @@ export function newWebhookSecret(): string {
  * Why `value` cannot be an endpoint URL, or undefined when it can: an
  * absolute http or https URL with a host, without credentials (they would be
  * kept and shown in the audit log) and without a fragment (never sent).
- * Private and loopback addresses are allowed (docs/DECISIONS.md, "Webhook
- * endpoints").
+ * Where it points is webhookTargetProblem's question.
  */
 export function webhookUrlProblem(value: string): string | undefined {
   if (value.length > MAX_URL_LENGTH) return `At most ${MAX_URL_LENGTH} characters`;
@@ -47,4 +47,19 @@ export function webhookUrlProblem(value: string): string | undefined {
   }
   if (url.hash) return 'Must not have a fragment (#…): it is never sent';
   return undefined;
+}
+
+/**
+ * Why a (valid) endpoint URL may not be registered: its host, as written, is
+ * `localhost` or an IP literal outside public unicast space that `allowed`
+ * does not hold (docs/decisions/0072). A name is judged at each connection,
+ * by the addresses it then resolves to (src/live/webhook-target.ts).
+ */
+export function webhookTargetProblem(value: string, allowed: AllowedNetworks): string | undefined {
+  const problem = hostProblem(new URL(value).hostname, allowed);
+  return (
+    problem &&
+    `Must not target ${problem}: webhooks go to public addresses unless the operator allows ` +
+      'the network (WEBHOOK_ALLOWED_NETWORKS)'
+  );
 }

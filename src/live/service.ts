@@ -61,7 +61,10 @@ export function createLive(options: {
       ? undefined
       : new WebhookWorker(
           database.db,
-          { retryForSeconds: config.webhookRetryForSeconds },
+          {
+            retryForSeconds: config.webhookRetryForSeconds,
+            allowedNetworks: config.webhookAllowedNetworks,
+          },
           logger,
           options.webhookOptions,
         );

@@ -1,6 +1,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import { Webhook } from 'standardwebhooks';
+import { fetch, type Agent } from 'undici';
 import {
   claimDeliveries,
   deliveringEndpointIds,
@@ -14,6 +15,8 @@ import type { Logger } from '../logger.js';
 import { metrics } from '../metrics.js';
 import { toLiveEventMessage } from './messages.js';
 import { inSpan } from '../telemetry/tracing.js';
+import type { AllowedNetworks } from '../domain/network.js';
+import { TargetRefusedError, webhookDispatcher, type Resolver } from './webhook-target.js';
 
 export interface WebhookWorkerOptions {
   /** How often the queues are checked when no event wakes the worker. */
@@ -35,9 +38,11 @@ export interface WebhookWorkerOptions {
   endpointsTtlMs?: number;
   /** Outbox events queued for the endpoints per fan-out. */
   fanOutBatch?: number;
+  /** How targets' names are resolved (webhook-target.ts); the system resolver by default. */
+  resolve?: Resolver;
 }
 
-const DEFAULTS: Required<WebhookWorkerOptions> = {
+const DEFAULTS: Required<Omit<WebhookWorkerOptions, 'resolve'>> = {
   pollMs: 1_000,
   batch: 50,
   baseDelayMs: 1_000,
@@ -93,10 +98,13 @@ export function deliveryHeaders(
  * (endpoint, event) to exactly one of them at a time.
  */
 export class WebhookWorker {
-  readonly #options: Required<WebhookWorkerOptions>;
+  readonly #options: Required<Omit<WebhookWorkerOptions, 'resolve'>>;
+  /** Every POST goes through it: it connects only to addresses the target rules allow. */
+  #dispatcher: Agent;
   readonly #signers = new Map<string, Webhook>();
   /** Deliveries in flight on this instance, per endpoint. */
   readonly #inFlight = new Map<string, Set<Promise<void>>>();
+  readonly #newDispatcher: () => Agent;
   #endpoints: { ids: string[]; readAt: number } | undefined;
   #running = false;
   #loop: Promise<void> | undefined;
@@ -105,11 +113,14 @@ export class WebhookWorker {
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly settings: { retryForSeconds: number },
+    private readonly settings: { retryForSeconds: number; allowedNetworks: AllowedNetworks },
     private readonly logger: Logger,
     options: WebhookWorkerOptions = {},
   ) {
-    this.#options = { ...DEFAULTS, ...options };
+    const { resolve, ...rest } = options;
+    this.#options = { ...DEFAULTS, ...rest };
+    this.#newDispatcher = () => webhookDispatcher(settings.allowedNetworks, { resolve });
+    this.#dispatcher = this.#newDispatcher();
     if (this.#options.leaseSeconds * 1000 <= this.#options.timeoutMs) {
       throw new Error('WebhookWorker: leaseSeconds must outlast timeoutMs');
     }
@@ -118,6 +129,7 @@ export class WebhookWorker {
   start(): void {
     if (this.#running) return;
     this.#running = true;
+    if (this.#dispatcher.closed) this.#dispatcher = this.#newDispatcher();
     this.#loop = this.#run();
   }
 
@@ -139,6 +151,7 @@ export class WebhookWorker {
     this.#wake?.();
     await this.#loop;
     await Promise.all([...this.#inFlight.values()].flatMap((set) => [...set]));
+    if (!this.#dispatcher.closed) await this.#dispatcher.close();
   }
 
   async #run(): Promise<void> {
@@ -256,6 +269,7 @@ export class WebhookWorker {
         body,
         signal: AbortSignal.timeout(this.#options.timeoutMs),
         redirect: 'manual',
+        dispatcher: this.#dispatcher,
       });
       statusCode = response.status;
       await response.body?.cancel();
@@ -315,6 +329,7 @@ export class WebhookWorker {
 /** A one-line reason for a failed request (the cause's code when there is one, e.g. ECONNREFUSED). */
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
+  if (error.cause instanceof TargetRefusedError) return error.cause.message;
   const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
   if (cause && typeof cause.code === 'string') return cause.code;
   if (error.name === 'TimeoutError') return 'timeout';

@@ -12,8 +12,13 @@ import {
 } from '../../db/queries/webhooks.js';
 import type { Database } from '../../db/schema.js';
 import type { Kysely } from 'kysely';
-import { AppError } from '../app-error.js';
-import { MAX_ACTIVE_ENDPOINTS, newWebhookSecret } from '../domain/webhook-endpoints.js';
+import { AppError, validationError } from '../app-error.js';
+import type { AllowedNetworks } from '../domain/network.js';
+import {
+  MAX_ACTIVE_ENDPOINTS,
+  newWebhookSecret,
+  webhookTargetProblem,
+} from '../domain/webhook-endpoints.js';
 
 /*
  * Webhook endpoints, managed by admin clients (docs/LIVE.md, "Webhooks").
@@ -23,6 +28,19 @@ import { MAX_ACTIVE_ENDPOINTS, newWebhookSecret } from '../domain/webhook-endpoi
  */
 
 export type { WebhookEndpoint };
+
+/** What a registration is checked with: the networks besides public space webhooks may target. */
+interface TargetDeps {
+  db: Kysely<Database>;
+  config: { webhookAllowedNetworks: AllowedNetworks };
+}
+
+/** A 400 naming `url` when it targets an address the target rules refuse (docs/SECURITY.md). */
+function checkTarget(deps: TargetDeps, url: string | undefined): void {
+  if (url === undefined) return;
+  const problem = webhookTargetProblem(url, deps.config.webhookAllowedNetworks);
+  if (problem) throw validationError([{ path: 'url', message: problem }]);
+}
 
 /** An endpoint as the audit log keeps it: what the API shows, no secret. */
 function audited(endpoint: WebhookEndpoint) {
@@ -44,10 +62,11 @@ export function listWebhookEndpoints(deps: { db: Kysely<Database> }): Promise<We
 }
 
 export async function createWebhookEndpoint(
-  deps: { db: Kysely<Database> },
+  deps: TargetDeps,
   actor: string,
   input: { url: string; description: string | null; eventTypes: string[] },
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  checkTarget(deps, input.url);
   return deps.db.transaction().execute(async (trx) => {
     // Two creations at once must not both pass the count: one waits for the other.
     await lockEndpointList(trx);
@@ -71,11 +90,12 @@ export async function createWebhookEndpoint(
 }
 
 export async function updateWebhookEndpoint(
-  deps: { db: Kysely<Database> },
+  deps: TargetDeps,
   actor: string,
   id: string,
   changes: { url?: string; description?: string | null; eventTypes?: string[]; enabled?: boolean },
 ): Promise<WebhookEndpoint> {
+  checkTarget(deps, changes.url);
   return deps.db.transaction().execute(async (trx) => {
     const before = await changeable(trx, id, 'changed');
     const after = await updateEndpoint(trx, id, changes);

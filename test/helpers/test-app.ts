@@ -253,16 +253,19 @@ export async function startOtherInstance(
  * started in beforeAll and closed in afterAll. The returned `app` and
  * `database` stand for those two and may be used once beforeAll has run
  * (inside tests and later hooks); touching them earlier throws. `clock` is
- * the app's (see startTestApp).
+ * the app's and `env` adds to its environment (see startTestApp).
  */
-export function useTestApp(options: { clock?: () => Date } = {}): {
+export function useTestApp(options: { clock?: () => Date; env?: Record<string, string> } = {}): {
   app: TestApp;
   database: TestDatabase;
 } {
   let started: { app: TestApp; database: TestDatabase } | undefined;
   beforeAll(async () => {
     const database = await createTestDatabase();
-    started = { database, app: await startTestApp({ database, clock: options.clock }) };
+    started = {
+      database,
+      app: await startTestApp({ database, clock: options.clock, env: options.env }),
+    };
   });
   afterAll(async () => {
     await started?.app.close();

@@ -1,6 +1,12 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/**
+ * What an app whose webhooks go to receivers on 127.0.0.1 needs: loopback is
+ * refused as a target unless the operator allows it (WEBHOOK_ALLOWED_NETWORKS).
+ */
+export const LOOPBACK_RECEIVERS = { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1' } as const;
+
 export interface Received {
   headers: IncomingHttpHeaders;
   body: string;

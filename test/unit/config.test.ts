@@ -181,6 +181,31 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 
+  it('refuses WEBHOOK_URL on a non-public address unless WEBHOOK_ALLOWED_NETWORKS allows it', () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    for (const url of ['http://127.0.0.1:9/', 'http://localhost/', 'http://[::ffff:10.0.0.1]/']) {
+      expect(() => loadConfig({ WEBHOOK_URL: url, WEBHOOK_SECRET: secret })).toThrow(
+        /WEBHOOK_URL targets .* address: webhooks go to public addresses only\. Add its network to WEBHOOK_ALLOWED_NETWORKS/,
+      );
+    }
+    const allowed = loadConfig({
+      WEBHOOK_URL: 'http://10.0.0.1/',
+      WEBHOOK_SECRET: secret,
+      WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8, 127.0.0.1',
+    });
+    expect(allowed.webhook?.url).toBe('http://10.0.0.1/');
+    expect(allowed.webhookAllowedNetworks.map(([n, bits]) => `${n.toString()}/${bits}`)).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1/32',
+    ]);
+    expect(loadConfig({}).webhookAllowedNetworks).toEqual([]);
+    for (const bad of ['10.0.0.0/33', 'intranet', '10.0.0.0/8,*']) {
+      expect(() => loadConfig({ WEBHOOK_ALLOWED_NETWORKS: bad })).toThrow(
+        /WEBHOOK_ALLOWED_NETWORKS/,
+      );
+    }
+  });
+
   it('refuses a webhook retry period longer than the outbox retention, naming both variables', () => {
     const message =
       'WEBHOOK_RETRY_FOR_SECONDS (172801) must not exceed LIVE_RETENTION_DAYS × 86400 (2 × 86400 = 172800): ' +

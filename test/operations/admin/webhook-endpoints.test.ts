@@ -5,14 +5,14 @@ import { LiveEventSchema } from '../../../routers/live-schemas.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../src/domain/webhook-endpoints.js';
 import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../../helpers/test-app.js';
 import { openPool } from '../../helpers/test-db.js';
-import { Receiver } from '../../helpers/webhook-receiver.js';
+import { LOOPBACK_RECEIVERS, Receiver } from '../../helpers/webhook-receiver.js';
 
 /**
  * Webhook endpoints managed through the admin API, delivering to real
  * receivers on 127.0.0.1; every signature is checked with the Standard
  * Webhooks library, as a receiver would.
  */
-const { app, database } = useTestApp();
+const { app, database } = useTestApp({ env: LOOPBACK_RECEIVERS });
 const cleanup: Array<() => Promise<unknown>> = [];
 const workers: TestApp[] = [];
 const PATH = '/api/admin/webhook-endpoints';
@@ -36,6 +36,7 @@ async function workerApp(options: { handle?: DatabaseHandle; timeoutMs?: number 
   const started = await startTestApp({
     database: (options.handle ?? database) as never,
     issuer: app.issuer,
+    env: LOOPBACK_RECEIVERS,
     webhookOptions: {
       ...fast,
       ...(options.timeoutMs && {
@@ -533,7 +534,7 @@ describe('the admin API of webhook endpoints', () => {
     const configured = await startTestApp({
       database: database as never,
       issuer: app.issuer,
-      env: { WEBHOOK_URL: r.url, WEBHOOK_SECRET: secret },
+      env: { WEBHOOK_URL: r.url, WEBHOOK_SECRET: secret, ...LOOPBACK_RECEIVERS },
       webhookOptions: fast,
     });
     workers.push(configured);
@@ -562,7 +563,7 @@ describe('the admin API of webhook endpoints', () => {
       await startTestApp({
         database: database as never,
         issuer: app.issuer,
-        env: { WEBHOOK_URL: r.url, WEBHOOK_SECRET: next },
+        env: { WEBHOOK_URL: r.url, WEBHOOK_SECRET: next, ...LOOPBACK_RECEIVERS },
         webhookOptions: fast,
       }),
     );

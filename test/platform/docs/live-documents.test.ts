@@ -90,6 +90,7 @@ describe('openapi.json webhooks and asyncapi.json streams against the real thing
       database,
       env: {
         WEBHOOK_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+        WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1',
         WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
       },
       webhookOptions: {

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LiveEventSchema } from '../../../routers/live-schemas.js';
 import { Collector, liveClient } from '../../helpers/live.js';
 import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../../helpers/test-app.js';
-import { Receiver } from '../../helpers/webhook-receiver.js';
+import { LOOPBACK_RECEIVERS, Receiver } from '../../helpers/webhook-receiver.js';
 
 /**
  * What an event from another service announces (docs/ACTIVITY.md, "What an
@@ -11,7 +11,7 @@ import { Receiver } from '../../helpers/webhook-receiver.js';
  * on the fan's myEvents stream and, signed, to a webhook endpoint registered
  * through the admin API with a real receiver on 127.0.0.1.
  */
-const { app, database } = useTestApp();
+const { app, database } = useTestApp({ env: LOOPBACK_RECEIVERS });
 const cleanup: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step();
@@ -52,6 +52,7 @@ describe('messages of an event', () => {
       const worker: TestApp = await startTestApp({
         database,
         issuer: app.issuer,
+        env: LOOPBACK_RECEIVERS,
         webhookOptions: { pollMs: 100, baseDelayMs: 200, maxDelayMs: 1_000, endpointsTtlMs: 100 },
       });
       cleanup.push(() => worker.close());

@@ -90,6 +90,7 @@ describe.skipIf(!prometheusBinary)(
         AUTH_JWKS_URL: issuer.jwksUrl,
         RATE_LIMIT_PER_USER: '3',
         WEBHOOK_URL: `http://127.0.0.1:${receiverPort}/hooks`,
+        WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1',
         WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
       });
       expect(server.metricsUrl).toBeDefined();

@@ -156,6 +156,7 @@ describe('traces', () => {
         AUTH_JWKS_URL: issuer.jwksUrl,
         AUTH_AUDIENCE: 'user-profile-service',
         WEBHOOK_URL: webhooks.url,
+        WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1',
         WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
         OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',

@@ -13,14 +13,18 @@ import { createLogger } from '../../../src/logger.js';
 import { startServerProcess } from '../../helpers/server-process.js';
 import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../../helpers/test-app.js';
 import { openPool, testDbKind } from '../../helpers/test-db.js';
-import { Receiver } from '../../helpers/webhook-receiver.js';
+import { LOOPBACK_RECEIVERS, Receiver } from '../../helpers/webhook-receiver.js';
+import { parseNetwork } from '../../../src/domain/network.js';
+
+/** The workers this file drives itself deliver to receivers on 127.0.0.1. */
+const LOOPBACK = [parseNetwork('127.0.0.1')!];
 
 /**
  * Webhooks to a real HTTP receiver on 127.0.0.1: down (connection refused),
  * then failing (500), then up. Signatures are checked with the Standard
  * Webhooks library, as a receiver would.
  */
-const { app, database } = useTestApp();
+const { app, database } = useTestApp({ env: LOOPBACK_RECEIVERS });
 const cleanup: Array<() => Promise<unknown>> = [];
 /** Apps running webhook workers; each test stops the previous test's first. */
 const workers: TestApp[] = [];
@@ -40,7 +44,7 @@ async function webhookApp(url: string, env: Record<string, string> = {}, handle?
   const started = await startTestApp({
     database: (handle ?? database) as never,
     issuer: app.issuer,
-    env: { WEBHOOK_URL: url, WEBHOOK_SECRET: secret, ...env },
+    env: { WEBHOOK_URL: url, WEBHOOK_SECRET: secret, ...LOOPBACK_RECEIVERS, ...env },
     webhookOptions: fast,
   });
   workers.push(started);
@@ -367,7 +371,7 @@ describe('webhooks', () => {
       const logs: string[] = [];
       const logger = createLogger('info', { write: (line: string) => void logs.push(line) });
       await configEndpoint(`http://127.0.0.1:${port}/`);
-      const config = { retryForSeconds: 3600 };
+      const config = { retryForSeconds: 3600, allowedNetworks: LOOPBACK };
       // The lease outlasts the POST's timeout, and this test's steps while the POST is held.
       const options: WebhookWorkerOptions = { timeoutMs: 5_000, leaseSeconds: 8 };
       const first = new WebhookWorker(app.db, config, logger, options);
@@ -540,7 +544,7 @@ describe('webhooks', () => {
     const claimed = await claimDeliveries(app.db, { endpointId, limit: 10, leaseSeconds: 5 });
     expect(claimed.map((event) => event.id)).toEqual([events[0]!.id]);
     const logger = createLogger('info', { write: () => undefined });
-    const config = { retryForSeconds: 3600 };
+    const config = { retryForSeconds: 3600, allowedNetworks: LOOPBACK };
     const other = new WebhookWorker(app.db, config, logger);
     expect(await other.deliverRound()).toBe(0);
     expect(receiver.arrivals).toEqual([]);
