@@ -258,6 +258,8 @@ async function main(): Promise<void> {
         LIVE_MAX_STREAMS_PER_IP: String(settings.perAddress),
         WEBHOOK_URL: receiverUrl,
         WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
+        // The bench's receiver listens on this machine.
+        WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1',
         LOG_LEVEL: 'warn',
       },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

@@ -6,6 +6,7 @@
  */
 import { createDatabase, type DatabaseHandle } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
+import { waitForDatabase } from '../db/wait.js';
 import { loadConfigOrExit } from '../src/config.js';
 
 async function main(): Promise<number> {
@@ -18,6 +19,13 @@ async function main(): Promise<number> {
       dataDir: config.dataDir,
       poolMax: 1, // the migrator works on one connection
       statementTimeoutMs: config.database.statementTimeoutMs,
+    });
+    await waitForDatabase(database.db, {
+      timeoutMs: config.database.startupTimeoutMs,
+      onAttempt: ({ attempt, reason, retryInMs }) =>
+        process.stderr.write(
+          `${JSON.stringify({ status: 'database not reachable yet', attempt, reason, retryInMs })}\n`,
+        ),
     });
     const applied = await migrateToLatest(database.db);
     for (const name of applied) {

@@ -36,6 +36,8 @@ export interface Config {
   /** Apply pending migrations at start (MIGRATE_ON_START, default true); false: refuse to start while any is pending. */
   readonly migrateOnStart: boolean;
   readonly database: {
+    /** How long start-up waits for the database to answer (DATABASE_STARTUP_TIMEOUT_MS; 0: one try). */
+    readonly startupTimeoutMs: number;
     readonly poolMax: number;
     readonly statementTimeoutMs: number;
     /** Named statements for the write path (DATABASE_PREPARED_STATEMENTS, default on). */
@@ -180,6 +182,7 @@ export const envSchema = z.object({
   ALLOW_EMBEDDED_DATABASE: flag(false),
   MIGRATE_ON_START: flag(true),
   DATABASE_POOL_MAX: int(10, 1, 200),
+  DATABASE_STARTUP_TIMEOUT_MS: int(60_000, 0, 3_600_000),
   DATABASE_STATEMENT_TIMEOUT_MS: int(5000, 100, 600_000),
   DATABASE_PREPARED_STATEMENTS: z.preprocess(emptyToUndefined, z.enum(['on', 'off']).default('on')),
   DATABASE_READ_URL: z.preprocess(
@@ -585,6 +588,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(e.DATA_DIR),
     migrateOnStart: e.MIGRATE_ON_START,
     database: Object.freeze({
+      startupTimeoutMs: e.DATABASE_STARTUP_TIMEOUT_MS,
       poolMax: e.DATABASE_POOL_MAX,
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
       preparedStatements: e.DATABASE_PREPARED_STATEMENTS === 'on',

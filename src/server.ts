@@ -1,6 +1,7 @@
 import type { Server, ServerResponse } from 'node:http';
 import { createDatabase } from '../db/database.js';
 import { migrateToLatest, pendingMigrations } from '../db/migrate.js';
+import { waitForDatabase } from '../db/wait.js';
 import { createApp } from './app.js';
 import { createAuthVerifier } from './auth/key-sources.js';
 import { loadConfigOrExit, unknownVariables } from './config.js';
@@ -58,6 +59,18 @@ async function main(): Promise<void> {
         '`node --import ./dist/src/telemetry/preload.js dist/src/server.js` (npm start does)',
     );
   }
+  // A database that is not up yet (ECONNREFUSED, "the database system is
+  // starting up") is waited for, not a failed start (docs/OPERATIONS.md).
+  await waitForDatabase(database.db, {
+    timeoutMs: config.database.startupTimeoutMs,
+    onAttempt: ({ attempt, reason, waitedMs, retryInMs }) =>
+      logger.warn(
+        { attempt, reason, waitedMs, retryInMs },
+        retryInMs === undefined
+          ? 'database not reachable: giving up'
+          : 'database not reachable yet: retrying',
+      ),
+  });
   if (config.migrateOnStart) {
     const applied = await migrateToLatest(database.db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');

@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -58,17 +58,29 @@ export interface PrivatePostgres {
   crash(): Promise<void>;
   /** Starts it again on the same port and data (crash recovery replays the WAL). */
   start(): Promise<void>;
+  /** Stops it cleanly (pg_ctl stop -m fast). */
+  stop(): Promise<void>;
+  /**
+   * Starts it as a standby with no primary and `hot_standby=off`: it stays in
+   * recovery and refuses every connection with SQLSTATE 57P03 ("the database
+   * system is not accepting connections") until `promote()`.
+   */
+  startInRecovery(): Promise<void>;
+  /** Ends recovery (pg_ctl promote): it accepts connections from then on. */
+  promote(): Promise<void>;
   /** Stops it and deletes its data. */
   destroy(): Promise<void>;
 }
 
 /**
  * A throwaway PostgreSQL server of the caller's own: `initdb` into a temp dir,
- * `pg_ctl start` on a free port. Tests that restart or kill a server use this,
+ * `pg_ctl start` on a free port (not started with `started: false`). Tests that restart or kill a server use this,
  * never the shared cluster on 5432 that other test runs use. initdb refuses
  * to run as root, so as root the commands run as the `postgres` OS user.
  */
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+export async function startPrivatePostgres(
+  options: { started?: boolean } = {},
+): Promise<PrivatePostgres> {
   const bin = PG_BIN;
   if (bin === undefined) throw new Error(privatePostgresUnavailable());
   const dir = await mkdtemp(path.join(tmpdir(), 'ups-private-pg-'));
@@ -85,7 +97,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
 
   const data = path.join(dir, 'data');
   const port = await freePort();
-  const options = [
+  const serverOptions = [
     `-p ${port}`,
     `-k ${dir}`,
     "-c listen_addresses='127.0.0.1'",
@@ -93,15 +105,15 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     '-c fsync=off', // a process crash loses nothing; only an OS crash would
     '-c full_page_writes=off',
   ].join(' ');
-  const start = async () => {
+  const start = async (extra = '', wait = true) => {
     await pg('pg_ctl', [
       '-D',
       data,
       '-l',
       path.join(dir, 'log'),
       '-o',
-      options,
-      '-w',
+      `${serverOptions}${extra}`,
+      wait ? '-w' : '-W',
       '-t',
       '60',
       'start',
@@ -121,7 +133,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       '--no-sync',
       '--no-instructions',
     ]);
-    await start();
+    if (options.started ?? true) await start();
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;
@@ -132,7 +144,17 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     async crash() {
       await pg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
     },
-    start,
+    start: () => start(),
+    async stop() {
+      await pg('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+    },
+    async startInRecovery() {
+      await writeFile(path.join(data, 'standby.signal'), '', { mode: 0o644 });
+      await start(' -c hot_standby=off', false);
+    },
+    async promote() {
+      await pg('pg_ctl', ['-D', data, '-w', '-t', '60', 'promote']);
+    },
     async destroy() {
       await pg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
       await rm(dir, { recursive: true, force: true });

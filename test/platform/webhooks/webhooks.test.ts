@@ -485,6 +485,7 @@ describe('webhooks', () => {
         AUTH_JWKS_URL: app.issuer.jwksUrl,
         WEBHOOK_URL: url,
         WEBHOOK_SECRET: secret,
+        ...LOOPBACK_RECEIVERS,
       });
       cleanup.push(async () => {
         if (dying.child.exitCode === null && dying.child.signalCode === null) {
