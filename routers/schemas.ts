@@ -517,7 +517,7 @@ export const RecordEventsInput = z
   })
   .meta({ id: 'RecordEventsInput' });
 
-const CompletedQuestSchema = z
+export const CompletedQuestSchema = z
   .object({
     id: z.string(),
     period: z.string().nullable(),
