@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PROFILE_FIELDS, type ProfileField } from '../db/profile-fields.js';
 import { seasonOfBoard } from '../src/domain/seasons.js';
+import { textProblem } from '../src/domain/text.js';
 import {
   fanEvents,
   fanLedger,
@@ -46,6 +47,17 @@ const before = z
   .string()
   .regex(/^[1-9][0-9]{0,17}$/)
   .meta({ description: 'Entries older than this one: the previous page’s nextCursor' });
+/** Looked up as typed: well-formed text without control, bidirectional or invisible characters. */
+const searchText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .superRefine((value, ctx) => {
+      const problem = value.isWellFormed() ? textProblem(value) : 'Must be valid Unicode text';
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
 const nextCursor = z.string().nullable().meta({ description: 'Pass as `before` for more' });
 
 const FanSummarySchema = z
@@ -189,16 +201,10 @@ export const adminFansRouter = router({
     .input(
       z
         .strictObject({
-          query: z
-            .string()
-            .trim()
-            .min(1)
-            .max(256)
-            .meta({ description: 'A user id, a subject, a handle or its first letters' }),
-          issuer: z
-            .string()
-            .min(1)
-            .max(2048)
+          query: searchText(256).meta({
+            description: 'A user id, a subject, a handle or its first letters',
+          }),
+          issuer: searchText(2048)
             .meta({ description: 'Whose subjects to look in; default the configured issuer' })
             .optional(),
           limit: limit(20),

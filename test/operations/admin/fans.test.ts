@@ -122,6 +122,9 @@ describe('adminFindFans', () => {
       ['query=', 'query'],
       ['query=%20%20', 'query'],
       [`query=${'x'.repeat(257)}`, 'query'],
+      ['query=a%00b', 'query'],
+      ['query=a%E2%80%AEb', 'query'],
+      ['query=ann&issuer=x%00', 'issuer'],
       ['query=ann&limit=0', 'limit'],
       ['query=ann&limit=101', 'limit'],
       ['', 'query'],
@@ -139,9 +142,11 @@ describe('adminFindFans', () => {
     const trpc = app.trpc(await admin());
     const found = await trpc.adminFindFans.query({ query: `@${handle}` });
     expect(found.data.fans[0]).toMatchObject({ id: fan.userId, matchedBy: ['handle'] });
-    await expect(trpc.adminFindFans.query({ query: '' })).rejects.toMatchObject({
-      data: { errorCode: 'VALIDATION_FAILED', httpStatus: 400 },
-    });
+    for (const query of ['', 'a\u0000b', 'a\ud800b']) {
+      await expect(trpc.adminFindFans.query({ query })).rejects.toMatchObject({
+        data: { errorCode: 'VALIDATION_FAILED', httpStatus: 400 },
+      });
+    }
   });
 });
 
