@@ -14,8 +14,11 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY client/package.json client/package.json
-# --ignore-scripts: the sources are not here yet; `npm run build` below compiles.
-RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY patches patches
+# --ignore-scripts: the sources are not here yet for `prepare`; `npm run build`
+# below compiles. `npm run postinstall` applies patches/ (docs/PATCHES.md), which
+# the runtime stage keeps: it copies this node_modules.
+RUN npm ci --ignore-scripts --no-audit --no-fund && npm run postinstall
 COPY tsconfig.json tsconfig.build.json ./
 COPY src src
 COPY routers routers

@@ -14,6 +14,7 @@ import {
   updateWebhookEndpoint,
   type WebhookEndpoint,
 } from '../src/services/webhook-endpoints.js';
+import { freeText } from '../src/domain/text.js';
 import { router, serviceProcedure } from '../src/trpc/init.js';
 import { ok } from './dto.js';
 import { LOOKUP_ERRORS, READ_ERRORS, WRITE_ERRORS } from './operation-errors.js';
@@ -46,10 +47,7 @@ const eventTypes = z
   .refine((types) => new Set(types).size === types.length, 'Each event type at most once')
   .meta({ description: 'The event types it receives; empty: every type' });
 
-const description = z
-  .string()
-  .trim()
-  .max(200)
+const description = freeText(0, 200)
   .nullable()
   .meta({ description: 'What it is for, for the people running it (at most 200 characters)' });
 
@@ -190,11 +188,7 @@ export const adminWebhooksRouter = router({
           url: url.optional(),
           eventTypes: eventTypes.optional(),
           description: description.optional(),
-          // Not z.boolean(): trpc-to-openapi coerces a body's top-level booleans ("no" → true).
-          enabled: z
-            .literal([true, false])
-            .optional()
-            .meta({ description: 'false pauses it; true resumes it' }),
+          enabled: z.boolean().optional().meta({ description: 'false pauses it; true resumes it' }),
         })
         .refine((input) => Object.keys(input).length > 1, {
           message: 'No fields: send at least one of url, eventTypes, description, enabled',

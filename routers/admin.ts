@@ -17,6 +17,7 @@ import {
   setBan,
   type DefinitionVersion,
 } from '../src/services/admin.js';
+import { freeText } from '../src/domain/text.js';
 import { router, serviceProcedure } from '../src/trpc/init.js';
 import { ok } from './dto.js';
 import { LOOKUP_ERRORS, QUERY_ERRORS, WRITE_ERRORS } from './operation-errors.js';
@@ -29,12 +30,7 @@ const kind = z
   .enum(['event_type', 'quest', 'streak'])
   .meta({ description: 'event_type, quest or streak' });
 const version = z.int().min(1).max(1_000_000);
-const reason = z
-  .string()
-  .trim()
-  .min(1)
-  .max(500)
-  .meta({ description: 'Why: kept in the audit log' });
+const reason = freeText(1, 500).meta({ description: 'Why: kept in the audit log' });
 const userId = z
   .uuid()
   .meta({ description: 'The fan’s user id (as webhooks and exports name it)' });
@@ -304,10 +300,7 @@ export const adminRouter = router({
       z
         .strictObject({
           userId,
-          // Not z.boolean(): trpc-to-openapi coerces a body's top-level booleans ("false" → true).
-          banned: z
-            .literal([true, false])
-            .meta({ description: 'true bans the fan, false lifts the ban' }),
+          banned: z.boolean().meta({ description: 'true bans the fan, false lifts the ban' }),
           reason,
         })
         .meta({ id: 'AdminSetBanInput' }),

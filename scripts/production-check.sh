@@ -2,9 +2,11 @@
 # `npm run production:check`: the Dockerfile's steps outside a container, on a
 # fresh copy of this checkout (CI runs it; no container engine is needed):
 #
-#   build stage    npm ci --ignore-scripts, npm run build, npm prune --omit=dev
+#   build stage    npm ci --ignore-scripts, npm run postinstall (patches/),
+#                  npm run build, npm prune --omit=dev
 #   runtime stage  package.json, node_modules and dist/ only, as a non-root
-#                  user (nobody, when run as root): npm run migrate, then
+#                  user (nobody, when run as root), every patch still applied:
+#                  npm run migrate, then
 #                  npm start with MIGRATE_ON_START=false, the Dockerfile's
 #                  HEALTHCHECK command, GET /readyz, SIGTERM exits 0.
 #
@@ -40,9 +42,10 @@ echo "== fresh copy of the checkout (tracked and new files, nothing ignored)"
 mkdir "${WORK}/build"
 (cd "${ROOT}" && git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} sh -c 'test -e "{}" && printf "%s\0" "{}"' | tar --null -T - -cf -) | tar -xf - -C "${WORK}/build"
 
-echo "== build stage: npm ci, npm run build, npm prune --omit=dev"
+echo "== build stage: npm ci, npm run postinstall (patches/), npm run build, npm prune --omit=dev"
 cd "${WORK}/build"
 npm ci --ignore-scripts --no-audit --no-fund --prefer-offline
+npm run -s postinstall
 npm run -s build
 npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 # (typescript and some @types stay: npm installs @trpc/server's peer dependencies.)
@@ -54,6 +57,12 @@ echo "== runtime stage: package.json, node_modules, dist/ only"
 APP="${WORK}/app"
 mkdir -p "${APP}/.data" "${WORK}/home"
 cp -a package.json node_modules dist "${APP}/"
+# The runtime's packages carry every patch (docs/PATCHES.md): each undoes cleanly.
+for patch in "${WORK}/build"/patches/*.patch; do
+  (cd "${APP}" && git apply --reverse --check "${patch}") ||
+    { echo "$(basename "${patch}") is not applied in the runtime's node_modules" >&2; exit 1; }
+done
+echo "patches applied: $(cd "${WORK}/build/patches" && ls -- *.patch | tr '\n' ' ')"
 RUN_AS=()
 if [ "$(id -u)" = 0 ]; then
   chown -R nobody:nogroup "${APP}/.data" "${WORK}/home"

@@ -2,6 +2,7 @@ import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { clientIdProblem } from './auth/subject.js';
+import { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS } from './auth/verifier.js';
 import { DEFAULT_EVENT_MAX_AGE_HOURS } from './domain/activity.js';
 import type { HandlePolicy } from './domain/handles.js';
 import { SEASON_ARCHIVE_TIMEOUT_MS } from './domain/seasons.js';
@@ -11,12 +12,16 @@ import { SEASON_ARCHIVE_TIMEOUT_MS } from './domain/seasons.js';
  * `dev` is the local development identity provider: a key pair kept in DATA_DIR,
  * never available in production.
  */
-export type AuthConfig =
+export type AuthConfig = (
   | { kind: 'oidc'; issuer: string; audience: string[] }
   | { kind: 'jwks'; issuer: string; jwksUrl: string; audience: string[] }
   | { kind: 'publicKey'; issuer: string; publicKey: string; audience: string[] }
   | { kind: 'hs256'; issuer: string; secret: string; audience: string[] }
-  | { kind: 'dev'; issuer: string; audience: string[] };
+  | { kind: 'dev'; issuer: string; audience: string[] }
+) & {
+  /** The longest a token may be valid for, `iat` to `exp` (AUTH_MAX_TOKEN_LIFETIME_SECONDS); unset: the default. */
+  maxTokenLifetimeSeconds?: number;
+};
 
 export interface Config {
   readonly nodeEnv: 'development' | 'production' | 'test';
@@ -192,6 +197,7 @@ export const envSchema = z.object({
   ),
   AUTH_AUDIENCE: optionalString,
   AUTH_TOKEN_CACHE_SECONDS: int(60, 0, 3600),
+  AUTH_MAX_TOKEN_LIFETIME_SECONDS: int(DEFAULT_MAX_TOKEN_LIFETIME_SECONDS, 60, 31 * 86_400),
   USER_STATE_CACHE_SIZE: int(2_000, 0, 1_000_000),
   CATALOG_REFRESH_MS: int(2_000, 0, 60_000),
   EVENT_MAX_AGE_HOURS: int(DEFAULT_EVENT_MAX_AGE_HOURS, 1, 24 * 31),
@@ -544,7 +550,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   checkRetentionCoversRetries(e);
-  const auth = Object.freeze(authConfig(e));
+  const auth = Object.freeze({
+    ...authConfig(e),
+    maxTokenLifetimeSeconds: e.AUTH_MAX_TOKEN_LIFETIME_SECONDS,
+  });
   checkEmbeddedDatabase(e);
   return Object.freeze({
     nodeEnv: e.NODE_ENV,

@@ -1433,7 +1433,7 @@ export interface components {
             favoritePlayer?: string | null;
             /** @description Up to 100 characters; may not be the same team as favoriteTeam (compared ignoring case, compatibility forms and invisible characters). null or "" clears it. */
             rivalTeam?: string | null;
-            /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
+            /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href, with what RFC 3986 forbids percent-encoded). null or "" clears it. */
             profileUrl?: string | null;
         };
         /** @description Any profile field except rivalTeam (set that with PATCH /api/user), with the same rules as PATCH /api/user. An empty object onboards without changing the profile. */
@@ -1450,7 +1450,7 @@ export interface components {
             favoriteTeam?: string | null;
             /** @description Up to 100 characters. null or "" clears it. */
             favoritePlayer?: string | null;
-            /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
+            /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href, with what RFC 3986 forbids percent-encoded). null or "" clears it. */
             profileUrl?: string | null;
         };
         RecordEventsInput: {
@@ -1479,11 +1479,8 @@ export interface components {
             reason: string;
         };
         AdminSetBanInput: {
-            /**
-             * @description true bans the fan, false lifts the ban
-             * @enum {boolean}
-             */
-            banned: true | false;
+            /** @description true bans the fan, false lifts the ban */
+            banned: boolean;
             /** @description Why: kept in the audit log */
             reason: string;
         };
@@ -1522,11 +1519,8 @@ export interface components {
             eventTypes?: ("quest_completed" | "points_awarded" | "rank_changed" | "streak_extended" | "streak_lost" | "account_deleted")[];
             /** @description What it is for, for the people running it (at most 200 characters) */
             description?: string | null;
-            /**
-             * @description false pauses it; true resumes it
-             * @enum {boolean}
-             */
-            enabled?: true | false;
+            /** @description false pauses it; true resumes it */
+            enabled?: boolean;
         };
         AdminRotateWebhookEndpointSecretInput: {
             /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PROFILE_FIELDS } from '../../db/profile-fields.js';
+import { freeText } from './text.js';
 
 /**
  * The game as data (docs/CATALOG.md): event types, quests and streaks are rows
@@ -14,8 +15,9 @@ export const DefinitionKeySchema = z
   .regex(/^[a-z][a-z0-9_]{0,63}$/, 'Must be 1–64 of a–z, 0–9 and _, starting with a letter')
   .meta({ description: 'Stable key: 1–64 of a–z, 0–9 and _, starting with a letter.' });
 
-const Title = z.string().trim().min(1).max(80);
-const Description = z.string().trim().max(500);
+// Fans read titles and descriptions: the text rules of profile fields (src/domain/text.ts).
+const Title = freeText(1, 80);
+const Description = freeText(0, 500);
 const Points = z.int().min(0).max(1_000_000);
 
 /**

@@ -1,0 +1,152 @@
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { initTRPC } from '@trpc/server';
+import { createOpenApiNodeHttpHandler, type OpenApiMeta } from 'trpc-to-openapi';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { useTestApp } from '../../helpers/test-app.js';
+
+/**
+ * What patches/trpc-to-openapi+*.patch changes in the REST face's abort
+ * signal (docs/upstream/trpc-to-openapi-signal.md): the adapter makes the
+ * signal alone instead of converting every request into a Fetch Request and
+ * keeping its `.signal`. These fail if the patch stops taking effect;
+ * test/unit/patches.test.ts fails if it stops applying.
+ */
+
+const { app } = useTestApp();
+
+/** Counts `new Request(…)` and `new Headers(…)` made through the globals while `run` runs. */
+async function countFetchObjects(run: () => Promise<void>) {
+  const counts = { Request: 0, Headers: 0 };
+  const originals = { Request: globalThis.Request, Headers: globalThis.Headers };
+  for (const name of ['Request', 'Headers'] as const) {
+    globalThis[name] = new Proxy(originals[name], {
+      construct(target, args, newTarget) {
+        counts[name] += 1;
+        return Reflect.construct(target, args, newTarget === globalThis[name] ? target : newTarget);
+      },
+    }) as never;
+  }
+  try {
+    await run();
+  } finally {
+    globalThis.Request = originals.Request;
+    globalThis.Headers = originals.Headers;
+  }
+  return counts;
+}
+
+describe("the REST face's abort signal", () => {
+  it('a REST call builds no Fetch Request: no Request, no Headers', async () => {
+    const token = await app.token();
+    const warm = await app.request('PATCH', '/api/user', { token, body: { location: 'Porto' } });
+    expect(warm.status, warm.text).toBe(200);
+    // The test's own fetch uses undici's classes, not the globals.
+    const counts = await countFetchObjects(async () => {
+      const rest = await app.request('PATCH', '/api/user', { token, body: { location: 'Braga' } });
+      expect(rest.status, rest.text).toBe(200);
+      const read = await app.request('GET', '/api/user/points?limit=5', { token });
+      expect(read.status, read.text).toBe(200);
+    });
+    expect(counts).toEqual({ Request: 0, Headers: 0 });
+    // The counter does see the globals being used: /trpc builds its Request through them.
+    const trpc = await countFetchObjects(async () => {
+      await app.trpc(token).me.query();
+    });
+    expect(trpc.Request).toBeGreaterThan(0);
+  });
+
+  describe('aborts when the client goes away, and only then', () => {
+    const t = initTRPC.meta<OpenApiMeta>().context<{ signal: AbortSignal | undefined }>().create();
+    let release: () => void = () => {};
+    let entered: () => void = () => {};
+    const testRouter = t.router({
+      wait: t.procedure
+        .meta({ openapi: { method: 'POST', path: '/wait' } })
+        .input(z.object({}))
+        .output(z.object({ ok: z.boolean() }))
+        .mutation(async () => {
+          entered();
+          await new Promise<void>((resolve) => {
+            release = resolve;
+          });
+          return { ok: true };
+        }),
+    });
+    const signals: AbortSignal[] = [];
+    let server: Server;
+    let port: number;
+    beforeAll(async () => {
+      const handler = createOpenApiNodeHttpHandler({
+        router: testRouter,
+        createContext: ({ info }) => {
+          signals.push(info.signal);
+          return { signal: info.signal };
+        },
+      });
+      server = createServer((req, res) => void handler(req, res));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      port = (server.address() as AddressInfo).port;
+    });
+    afterAll(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    afterEach(() => {
+      signals.length = 0;
+    });
+
+    /** POST /wait; resolves once the procedure runs, with the client request. */
+    async function startWait() {
+      const inProcedure = new Promise<void>((resolve) => {
+        entered = resolve;
+      });
+      let client: ReturnType<typeof request> | undefined;
+      const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(
+          {
+            port,
+            host: '127.0.0.1',
+            method: 'POST',
+            path: '/wait',
+            headers: { 'content-type': 'application/json' },
+          },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (body += chunk));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', reject);
+        req.end('{}');
+        client = req;
+      });
+      await inProcedure;
+      return { answer, client: client! };
+    }
+
+    it('is not aborted by an answer that completes', async () => {
+      const { answer } = await startWait();
+      expect(signals).toHaveLength(1);
+      expect(signals[0]!.aborted).toBe(false);
+      release();
+      expect(await answer).toEqual({ status: 200, body: '{"ok":true}' });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(signals[0]!.aborted).toBe(false);
+    });
+
+    it('is aborted when the client closes the connection before the answer', async () => {
+      const { answer, client } = await startWait();
+      answer.catch(() => {});
+      const aborted = new Promise<void>((resolve) =>
+        signals[0]!.addEventListener('abort', () => resolve()),
+      );
+      client.destroy();
+      await aborted;
+      expect(signals[0]!.aborted).toBe(true);
+      release();
+    });
+  });
+});
