@@ -34,90 +34,96 @@ const jackpots = (subject: string, from: number, count: number) =>
   }));
 
 describe('a fan at the points limit', () => {
-  it('reaches it in 20 batches of 1,000,000-point events; the 21st batch answers each event, on both faces', async () => {
-    const created = await admin('POST', '/api/admin/definitions', {
-      definition: {
-        kind: 'event_type',
-        key: JACKPOT,
-        title: 'Jackpot',
-        points: 1_000_000,
-        maxValue: 1,
-      },
-    });
-    expect(created.status, created.text).toBe(201);
+  it(
+    'reaches it in 20 batches of 1,000,000-point events; the 21st batch answers each event, on both faces',
+    { timeout: 180_000 },
+    async () => {
+      const created = await admin('POST', '/api/admin/definitions', {
+        definition: {
+          kind: 'event_type',
+          key: JACKPOT,
+          title: 'Jackpot',
+          points: 1_000_000,
+          maxValue: 1,
+        },
+      });
+      expect(created.status, created.text).toBe(201);
 
-    const rich = uniqueSubject('rich');
-    const richToken = await app.token(rich);
-    const onboarding = await app.request('POST', '/api/user/profile', {
-      token: richToken,
-      body: {},
-    });
-    expect(onboarding.status, onboarding.text).toBe(201);
-    const start = onboarding.body.data.user.points as number; // the onboarding quests
-    expect(start).toBeGreaterThan(0);
-    expect(start).toBeLessThan(1_000_000);
+      const rich = uniqueSubject('rich');
+      const richToken = await app.token(rich);
+      const onboarding = await app.request('POST', '/api/user/profile', {
+        token: richToken,
+        body: {},
+      });
+      expect(onboarding.status, onboarding.text).toBe(201);
+      const start = onboarding.body.data.user.points as number; // the onboarding quests
+      expect(start).toBeGreaterThan(0);
+      expect(start).toBeLessThan(1_000_000);
 
-    const service = await app.serviceToken('jackpot-service');
-    // 1,999 events fit (start + 1,999,000,000 ≤ 2,000,000,000); the 2,000th does not.
-    let sent = 0;
-    for (let batch = 0; batch < 20; batch += 1) {
-      const count = Math.min(100, 1_999 - sent);
-      const results = await send(service, jackpots(rich, sent, count));
-      expect(results.every((r) => r.status === 'recorded')).toBe(true);
-      sent += count;
-    }
-    const top = start + 1_999_000_000;
-    const me = await app.request('GET', '/api/user', { token: richToken });
-    expect(me.body.data.points).toBe(top);
+      const service = await app.serviceToken('jackpot-service');
+      // 1,999 events fit (start + 1,999,000,000 ≤ 2,000,000,000); the 2,000th does not.
+      let sent = 0;
+      for (let batch = 0; batch < 20; batch += 1) {
+        const count = Math.min(100, 1_999 - sent);
+        const results = await send(service, jackpots(rich, sent, count));
+        expect(results.every((r) => r.status === 'recorded')).toBe(true);
+        sent += count;
+      }
+      const top = start + 1_999_000_000;
+      const me = await app.request('GET', '/api/user', { token: richToken });
+      expect(me.body.data.points).toBe(top);
 
-    // The 21st batch: the rich fan's next event and another fan's, mixed.
-    const other = uniqueSubject('other');
-    const mixed = [
-      { id: `${other}-c1`, subject: other, type: 'match_checkin' },
-      ...jackpots(rich, sent, 2),
-      { id: `${other}-p1`, subject: other, type: 'prediction_correct' },
-    ];
-    const answered = await send(service, mixed);
-    expect(answered.map((r) => r.error?.code ?? r.status)).toEqual([
-      'recorded',
-      'POINTS_LIMIT_REACHED',
-      'POINTS_LIMIT_REACHED',
-      'recorded',
-    ]);
-    expect(answered[1].error.message).toContain('2,000,000,000');
-    expect(answered[3]).toMatchObject({ points: 25, balance: 35 });
+      // The 21st batch: the rich fan's next event and another fan's, mixed.
+      const other = uniqueSubject('other');
+      const mixed = [
+        { id: `${other}-c1`, subject: other, type: 'match_checkin' },
+        ...jackpots(rich, sent, 2),
+        { id: `${other}-p1`, subject: other, type: 'prediction_correct' },
+      ];
+      const answered = await send(service, mixed);
+      expect(answered.map((r) => r.error?.code ?? r.status)).toEqual([
+        'recorded',
+        'POINTS_LIMIT_REACHED',
+        'POINTS_LIMIT_REACHED',
+        'recorded',
+      ]);
+      expect(answered[1].error.message).toContain('2,000,000,000');
+      expect(answered[3]).toMatchObject({ points: 25, balance: 35 });
 
-    // Sent again with the same ids, as a sender that retries does: it learns every result.
-    const resent = await send(service, mixed);
-    expect(resent.map((r) => r.error?.code ?? r.status)).toEqual([
-      'duplicate',
-      'POINTS_LIMIT_REACHED',
-      'POINTS_LIMIT_REACHED',
-      'duplicate',
-    ]);
-    expect(resent[3]).toEqual({ ...answered[3], status: 'duplicate' });
+      // Sent again with the same ids, as a sender that retries does: it learns every result.
+      const resent = await send(service, mixed);
+      expect(resent.map((r) => r.error?.code ?? r.status)).toEqual([
+        'duplicate',
+        'POINTS_LIMIT_REACHED',
+        'POINTS_LIMIT_REACHED',
+        'duplicate',
+      ]);
+      expect(resent[3]).toEqual({ ...answered[3], status: 'duplicate' });
 
-    // The same over tRPC.
-    const overTrpc = await app.trpc(service).recordEvents.mutate({ events: mixed });
-    expect(
-      overTrpc.data.results.map((r) => (r.status === 'rejected' ? r.error.code : r.status)),
-    ).toEqual(['duplicate', 'POINTS_LIMIT_REACHED', 'POINTS_LIMIT_REACHED', 'duplicate']);
+      // The same over tRPC.
+      const overTrpc = await app.trpc(service).recordEvents.mutate({ events: mixed });
+      expect(
+        overTrpc.data.results.map((r) => (r.status === 'rejected' ? r.error.code : r.status)),
+      ).toEqual(['duplicate', 'POINTS_LIMIT_REACHED', 'POINTS_LIMIT_REACHED', 'duplicate']);
 
-    // Nothing of the refused events was stored; every total is what was awarded.
-    const stored = await sql<{ n: string }>`
+      // Nothing of the refused events was stored; every total is what was awarded.
+      const stored = await sql<{ n: string }>`
       SELECT count(*)::text AS n FROM activity_events WHERE type = ${JACKPOT}`.execute(app.db);
-    expect(stored.rows[0]!.n).toBe('1999');
-    expect((await app.request('GET', '/api/user', { token: richToken })).body.data.points).toBe(
-      top,
-    );
-    const week = await app.request('GET', '/api/leaderboard/me?period=week', { token: richToken });
-    expect(week.body.data.entry).toMatchObject({ points: top, rank: 1 });
-    const board = await app.request('GET', '/api/leaderboard/me', { token: richToken });
-    expect(board.body.data.entry.rank).toBe(
-      (await fullSortRanks(app.db)).get(me.body.data.id)!.global,
-    );
-    expect(await consistencyProblems(app.db)).toEqual([]);
-  });
+      expect(stored.rows[0]!.n).toBe('1999');
+      expect((await app.request('GET', '/api/user', { token: richToken })).body.data.points).toBe(
+        top,
+      );
+      const week = await app.request('GET', '/api/leaderboard/me?period=week', {
+        token: richToken,
+      });
+      expect(week.body.data.entry).toMatchObject({ points: top, rank: 1 });
+      const board = await app.request('GET', '/api/leaderboard/me', { token: richToken });
+      expect(board.body.data.entry.rank).toBe(
+        (await fullSortRanks(app.db)).get(me.body.data.id)!.global,
+      );
+      expect(await consistencyProblems(app.db)).toEqual([]);
+    },
+  );
 
   it('refuses an adjustment or a profile write past the limit with 409 POINTS_LIMIT_REACHED, on both faces; one to the limit lands', async () => {
     const subject = uniqueSubject('near');
