@@ -288,7 +288,7 @@ export interface paths {
         put?: never;
         /**
          * Adjust a fan’s points
-         * @description One ledger entry of source `adjustment` moving the balance and the all-time board (season boards count what was earned in them). `id` is your idempotency key for it: sending it again answers `duplicate` and changes nothing. 409 INSUFFICIENT_BALANCE when it would take the balance below 0.
+         * @description One ledger entry of source `adjustment` moving the balance and the all-time board (season boards count what was earned in them). `id` is your idempotency key for it: sending it again answers `duplicate` and changes nothing. 409 INSUFFICIENT_BALANCE when it would take the balance below 0, 409 POINTS_LIMIT_REACHED past 2,000,000,000.
          */
         post: operations["adminAdjustPoints"];
         delete?: never;
@@ -761,7 +761,7 @@ export interface components {
             value?: number;
             /**
              * Format: date-time
-             * @description When it happened (default: when received); at most EVENT_MAX_AGE_HOURS ago and 5 minutes ahead
+             * @description When it happened (default: when received); at most EVENT_MAX_AGE_HOURS (default 24) ago and 5 minutes ahead
              */
             occurredAt?: string;
         };
@@ -1216,7 +1216,7 @@ export interface components {
             status: "rejected";
             error: {
                 /** @enum {string} */
-                code: "UNKNOWN_EVENT_TYPE" | "INVALID_VALUE" | "OCCURRED_AT_OUT_OF_RANGE" | "CAP_REACHED" | "EVENT_ID_REUSED" | "FAN_BANNED";
+                code: "UNKNOWN_EVENT_TYPE" | "INVALID_VALUE" | "OCCURRED_AT_OUT_OF_RANGE" | "CAP_REACHED" | "EVENT_ID_REUSED" | "FAN_BANNED" | "POINTS_LIMIT_REACHED" | "UNAVAILABLE" | "INTERNAL";
                 message: string;
             };
         };
@@ -1658,6 +1658,13 @@ export interface components {
          * @example {
          *       "success": false,
          *       "error": {
+         *         "code": "POINTS_LIMIT_REACHED",
+         *         "message": "An adjustment of 500000 would take the fan's points past 2,000,000,000, the most a balance or a board entry may hold"
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
          *         "code": "DEFINITION_CONFLICT",
          *         "message": "quest \"weekly_checkins\" is at version 3, not 2: read it again and resend"
          *       }
@@ -1710,7 +1717,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FAN_TOKEN_REQUIRED" | "INSUFFICIENT_SCOPE" | "CLIENT_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HANDLE_TAKEN" | "HANDLE_CHANGE_COOLDOWN" | "INSUFFICIENT_BALANCE" | "DEFINITION_CONFLICT" | "WEBHOOK_ENDPOINT_CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
+                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FAN_TOKEN_REQUIRED" | "INSUFFICIENT_SCOPE" | "CLIENT_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HANDLE_TAKEN" | "HANDLE_CHANGE_COOLDOWN" | "INSUFFICIENT_BALANCE" | "POINTS_LIMIT_REACHED" | "DEFINITION_CONFLICT" | "WEBHOOK_ENDPOINT_CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
                 message: string;
                 /** @description Validation problems, one per field */
                 issues?: {
@@ -2244,7 +2251,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2372,7 +2379,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3140,7 +3147,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3350,7 +3357,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3583,7 +3590,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3714,7 +3721,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3843,7 +3850,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3972,7 +3979,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4098,7 +4105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4803,7 +4810,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5030,7 +5037,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5159,7 +5166,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
