@@ -5402,7 +5402,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5531,7 +5531,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
