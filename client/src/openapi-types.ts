@@ -1216,7 +1216,7 @@ export interface components {
             status: "rejected";
             error: {
                 /** @enum {string} */
-                code: "UNKNOWN_EVENT_TYPE" | "INVALID_VALUE" | "OCCURRED_AT_OUT_OF_RANGE" | "CAP_REACHED" | "EVENT_ID_REUSED" | "FAN_BANNED" | "POINTS_LIMIT_REACHED" | "UNAVAILABLE" | "INTERNAL";
+                code: "UNKNOWN_EVENT_TYPE" | "INVALID_VALUE" | "OCCURRED_AT_OUT_OF_RANGE" | "CAP_REACHED" | "EVENT_ID_REUSED" | "FAN_BANNED" | "UNKNOWN_SUBJECT" | "NEW_SUBJECT_LIMIT" | "POINTS_LIMIT_REACHED" | "UNAVAILABLE" | "INTERNAL";
                 message: string;
             };
         };

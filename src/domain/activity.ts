@@ -24,6 +24,15 @@ import {
  * besides today's (docs/ACTIVITY.md, "Late events and seasons").
  */
 export const DEFAULT_EVENT_MAX_AGE_HOURS = 24;
+/**
+ * How many fans no account exists for yet one sending service may create per
+ * minute (the default of EVENT_NEW_SUBJECTS_PER_MINUTE): ten a second, far
+ * above what a sender whose fans sign in to the app first needs, and a
+ * ceiling on the accounts a runaway or mistaken sender makes (docs/ACTIVITY.md,
+ * "Fans the service has not seen").
+ */
+export const DEFAULT_NEW_SUBJECTS_PER_MINUTE = 600;
+
 /** How far ahead of the server's clock `occurredAt` may lie (clock skew between services). */
 export const EVENT_MAX_FUTURE_MS = 5 * 60_000;
 
@@ -35,6 +44,8 @@ export const REJECTION_CODES = [
   'CAP_REACHED',
   'EVENT_ID_REUSED',
   'FAN_BANNED',
+  'UNKNOWN_SUBJECT',
+  'NEW_SUBJECT_LIMIT',
   'POINTS_LIMIT_REACHED',
   'UNAVAILABLE',
   'INTERNAL',
@@ -110,6 +121,28 @@ export function checkEvent(
 
 export function isRejection(value: AcceptedEvent | Rejection): value is Rejection {
   return 'code' in value;
+}
+
+/**
+ * Why the events of a subject no user has were not recorded: the deployment
+ * refuses unknown subjects (EVENT_UNKNOWN_SUBJECTS=reject), or the sender
+ * has created as many new fans this minute as it may.
+ */
+export function unknownSubjectRejection(
+  reason: { refused: true } | { perMinute: number },
+): Rejection {
+  return 'refused' in reason
+    ? {
+        code: 'UNKNOWN_SUBJECT',
+        message:
+          'No fan has this subject: this service records events only for fans who have signed in',
+      }
+    : {
+        code: 'NEW_SUBJECT_LIMIT',
+        message:
+          `This client has created ${reason.perMinute} new fans in the last minute, the most it ` +
+          'may: send it again later',
+      };
 }
 
 /** The cap windows an event of this type counts in. */

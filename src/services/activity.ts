@@ -1,6 +1,6 @@
 import { findRecordedEvents, type ActivityEntry } from '../../db/queries/activity.js';
 import { archivedAmong } from '../../db/queries/season-archives.js';
-import { ensureUsers } from '../../db/queries/users.js';
+import { ensureUsers, findUserIds } from '../../db/queries/users.js';
 import {
   ledgerEntries,
   pointsAndBoards,
@@ -20,6 +20,7 @@ import {
   isRejection,
   planFanEvents,
   reversalKey,
+  unknownSubjectRejection,
   usageKey,
   type AcceptedEvent,
   type CompletedQuest,
@@ -41,7 +42,9 @@ import { currentPeriods, periodAt } from '../domain/periods.js';
 import { QuestBook } from '../domain/quests.js';
 import { isDatabaseUnavailable } from '../../db/queries/errors.js';
 import { AppError } from '../app-error.js';
+import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import { takeUpTo, type RateLimiter } from '../rate-limit.js';
 import { metrics } from '../metrics.js';
 import type { WriteDeps } from './profile.js';
 import { applyFanWrite, backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-retry.js';
@@ -54,7 +57,9 @@ import { applyFanWrite, backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-r
 
 /** What the events path needs besides the write path's collaborators. */
 export interface ActivityDeps extends WriteDeps {
-  config: WriteDeps['config'] & { activity: { maxAgeHours: number } };
+  config: WriteDeps['config'] & { activity: Config['activity'] };
+  /** Counts the users each client's events create (EVENT_NEW_SUBJECTS_PER_MINUTE); absent: no limit. */
+  newSubjectLimiter?: RateLimiter | undefined;
   /** Where a fan's failed write is reported (its events answer INTERNAL). */
   logger: Pick<Logger, 'error'>;
   /** Told each fan written (read-your-writes, the shared first pages: AppDeps.wrote). */
@@ -123,11 +128,15 @@ export async function recordEvents(
     byFan.set(event.subject, fan);
   });
 
-  const userIds = await ensureUsers(deps.db, sender.issuer, [...byFan.keys()]);
-  const fans = [...byFan].map(([subject, accepted]) => ({
-    userId: userIds.get(subject)!,
-    events: accepted,
-  }));
+  const { userIds, refused } = await fansOf(deps, sender, [...byFan.keys()]);
+  const fans = [...byFan].flatMap(([subject, accepted]) => {
+    const rejection = refused.get(subject);
+    if (rejection) {
+      for (const event of accepted) results[event.index] = rejected(event.id, rejection);
+      return [];
+    }
+    return [{ userId: userIds.get(subject)!, events: accepted }];
+  });
   await eachLimited(fans, FAN_CONCURRENCY, async (fan) => {
     let answers: Map<number, EventResult>;
     try {
@@ -153,6 +162,40 @@ export async function recordEvents(
     metrics.event(result!.status, result!.status === 'rejected' ? result!.error.code : '');
   }
   return results.map((result) => result!);
+}
+
+/**
+ * The users of the batch's subjects (docs/ACTIVITY.md, "Fans the service has
+ * not seen"): those that have one, and a new user for each other subject —
+ * unless the deployment refuses unknown subjects, or the sender has created
+ * as many new fans this minute as it may (the first ones in batch order get
+ * theirs). A refused subject's events are rejected, and nothing is created.
+ */
+async function fansOf(
+  deps: ActivityDeps,
+  sender: Sender,
+  subjects: readonly string[],
+): Promise<{ userIds: Map<string, string>; refused: Map<string, Rejection> }> {
+  const userIds = await findUserIds(deps.db, sender.issuer, subjects);
+  const unknown = subjects.filter((subject) => !userIds.has(subject));
+  const { unknownSubjects, newSubjectsPerMinute } = deps.config.activity;
+  let admitted = unknown.length;
+  if (unknown.length > 0 && unknownSubjects === 'reject') admitted = 0;
+  else if (unknown.length > 0 && deps.newSubjectLimiter) {
+    admitted = await takeUpTo(deps.newSubjectLimiter, sender.clientId, unknown.length);
+  }
+  const rejection = unknownSubjectRejection(
+    unknownSubjects === 'reject' ? { refused: true } : { perMinute: newSubjectsPerMinute },
+  );
+  const refused = new Map(unknown.slice(admitted).map((subject) => [subject, rejection]));
+  for (const [subject, id] of await ensureUsers(
+    deps.db,
+    sender.issuer,
+    unknown.slice(0, admitted),
+  )) {
+    userIds.set(subject, id);
+  }
+  return { userIds, refused };
 }
 
 /**
