@@ -240,7 +240,7 @@ export const adminRouter = router({
           'One ledger entry of source `adjustment` moving the balance and the all-time board ' +
           '(season boards count what was earned in them). `id` is your idempotency key for it: ' +
           'sending it again answers `duplicate` and changes nothing. 409 INSUFFICIENT_BALANCE ' +
-          'when it would take the balance below 0.',
+          'when it would take the balance below 0, 409 POINTS_LIMIT_REACHED past 2,000,000,000.',
         tags: ['admin'],
         errorResponses: [...WRITE_ERRORS, 404],
         protect: true,

@@ -3,7 +3,7 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { clientIdProblem } from './auth/subject.js';
 import { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS } from './auth/verifier.js';
-import { DEFAULT_EVENT_MAX_AGE_HOURS } from './domain/activity.js';
+import { DEFAULT_EVENT_MAX_AGE_HOURS, DEFAULT_NEW_SUBJECTS_PER_MINUTE } from './domain/activity.js';
 import { hostProblem, parseNetwork, type AllowedNetworks } from './domain/network.js';
 import type { HandlePolicy } from './domain/handles.js';
 import { SEASON_ARCHIVE_TIMEOUT_MS } from './domain/seasons.js';
@@ -65,6 +65,13 @@ export interface Config {
   readonly activity: {
     /** How far in the past an event's `occurredAt` may lie. */
     readonly maxAgeHours: number;
+    /**
+     * How many subjects no user has yet one service client's events may
+     * create a user for per minute (EVENT_NEW_SUBJECTS_PER_MINUTE); 0: no limit.
+     */
+    readonly newSubjectsPerMinute: number;
+    /** EVENT_UNKNOWN_SUBJECTS: `create` a user for a subject first seen in an event, or `reject` its events. */
+    readonly unknownSubjects: 'create' | 'reject';
   };
   /**
    * Requests per minute (0 turns that limit off); with `redisUrl`, counted in
@@ -210,6 +217,11 @@ export const envSchema = z.object({
   USER_STATE_CACHE_SIZE: int(2_000, 0, 1_000_000),
   CATALOG_REFRESH_MS: int(2_000, 0, 60_000),
   EVENT_MAX_AGE_HOURS: int(DEFAULT_EVENT_MAX_AGE_HOURS, 1, 24 * 31),
+  EVENT_NEW_SUBJECTS_PER_MINUTE: int(DEFAULT_NEW_SUBJECTS_PER_MINUTE, 0, 1_000_000),
+  EVENT_UNKNOWN_SUBJECTS: z.preprocess(
+    (value) => (typeof value === 'string' ? emptyToUndefined(value.trim().toLowerCase()) : value),
+    z.enum(['create', 'reject'], { error: 'must be create or reject' }).default('create'),
+  ),
   SERVICE_CLIENT_IDS: optionalString.refine(
     (value) =>
       value === undefined ||
@@ -602,7 +614,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       e.SERVICE_CLIENT_IDS === undefined ? undefined : Object.freeze(list(e.SERVICE_CLIENT_IDS)),
     userStateCacheSize: e.USER_STATE_CACHE_SIZE,
     catalogRefreshMs: e.CATALOG_REFRESH_MS,
-    activity: Object.freeze({ maxAgeHours: e.EVENT_MAX_AGE_HOURS }),
+    activity: Object.freeze({
+      maxAgeHours: e.EVENT_MAX_AGE_HOURS,
+      newSubjectsPerMinute: e.EVENT_NEW_SUBJECTS_PER_MINUTE,
+      unknownSubjects: e.EVENT_UNKNOWN_SUBJECTS,
+    }),
     rateLimit: Object.freeze({
       perUser: e.RATE_LIMIT_PER_USER,
       perService: e.RATE_LIMIT_PER_SERVICE,

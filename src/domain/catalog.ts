@@ -20,7 +20,12 @@ const Title = freeText(1, 80);
 const Description = freeText(0, 500);
 const Points = z.int().min(0).max(1_000_000);
 
-/** The largest number of points one event may award, so balances stay far inside int4. */
+/**
+ * The most points one event's own award may be (its type's points × value).
+ * It bounds each award, not what awards add up to: a balance and a board
+ * entry are bounded by MAX_POINTS (src/domain/ledger.ts), checked where
+ * points enter.
+ */
 export const MAX_POINTS_PER_EVENT = 1_000_000;
 
 export const EventTypeDefinitionSchema = z

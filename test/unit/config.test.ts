@@ -84,6 +84,29 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ RATE_LIMIT_PER_SERVICE: 'lots' })).toThrow(/RATE_LIMIT_PER_SERVICE/);
   });
 
+  it('takes events at most a day back, 600 new fans a minute per client, creating unknown subjects, unless told otherwise', () => {
+    expect(loadConfig({}).activity).toEqual({
+      maxAgeHours: 24,
+      newSubjectsPerMinute: 600,
+      unknownSubjects: 'create',
+    });
+    expect(
+      loadConfig({
+        EVENT_MAX_AGE_HOURS: '72',
+        EVENT_NEW_SUBJECTS_PER_MINUTE: '0',
+        EVENT_UNKNOWN_SUBJECTS: 'Reject',
+      }).activity,
+    ).toEqual({ maxAgeHours: 72, newSubjectsPerMinute: 0, unknownSubjects: 'reject' });
+    for (const [name, bad] of [
+      ['EVENT_MAX_AGE_HOURS', '0'],
+      ['EVENT_MAX_AGE_HOURS', '745'],
+      ['EVENT_NEW_SUBJECTS_PER_MINUTE', '-1'],
+      ['EVENT_UNKNOWN_SUBJECTS', 'ignore'],
+    ] as const) {
+      expect(() => loadConfig({ [name]: bad })).toThrow(new RegExp(name));
+    }
+  });
+
   it('limits tokens to 24 h from iat to exp unless AUTH_MAX_TOKEN_LIFETIME_SECONDS says otherwise', () => {
     expect(loadConfig({}).auth.maxTokenLifetimeSeconds).toBe(86_400);
     expect(
