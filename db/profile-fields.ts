@@ -42,7 +42,7 @@ export const PROFILE_FIELD_TABLE = {
     cleared(
       'Absolute https: URL to a public host (not localhost or a private, loopback or ' +
         `link-local IP address), at most ${max} characters; stored in its canonical form ` +
-        '(WHATWG URL href).',
+        '(WHATWG URL href, with what RFC 3986 forbids percent-encoded).',
     ),
   ),
 } as const;

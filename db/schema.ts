@@ -184,6 +184,8 @@ export interface WebhookDeliveriesTable {
   /** null on attempts logged before endpoints existed (the one WEBHOOK_URL). */
   endpointId: string | null;
   attempt: number;
+  /** The event's type (`webhook_test` for a test event); null on attempts logged before it was kept. */
+  eventType: string | null;
   outcome: 'delivered' | 'failed' | 'gave_up';
   statusCode: number | null;
   error: string | null;

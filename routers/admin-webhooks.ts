@@ -14,6 +14,7 @@ import {
   updateWebhookEndpoint,
   type WebhookEndpoint,
 } from '../src/services/webhook-endpoints.js';
+import { freeText } from '../src/domain/text.js';
 import { router, serviceProcedure } from '../src/trpc/init.js';
 import { ok } from './dto.js';
 import { LOOKUP_ERRORS, READ_ERRORS, WRITE_ERRORS } from './operation-errors.js';
@@ -46,10 +47,7 @@ const eventTypes = z
   .refine((types) => new Set(types).size === types.length, 'Each event type at most once')
   .meta({ description: 'The event types it receives; empty: every type' });
 
-const description = z
-  .string()
-  .trim()
-  .max(200)
+const description = freeText(0, 200)
   .nullable()
   .meta({ description: 'What it is for, for the people running it (at most 200 characters)' });
 

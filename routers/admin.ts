@@ -17,6 +17,7 @@ import {
   setBan,
   type DefinitionVersion,
 } from '../src/services/admin.js';
+import { freeText } from '../src/domain/text.js';
 import { router, serviceProcedure } from '../src/trpc/init.js';
 import { ok } from './dto.js';
 import { LOOKUP_ERRORS, QUERY_ERRORS, WRITE_ERRORS } from './operation-errors.js';
@@ -29,12 +30,7 @@ const kind = z
   .enum(['event_type', 'quest', 'streak'])
   .meta({ description: 'event_type, quest or streak' });
 const version = z.int().min(1).max(1_000_000);
-const reason = z
-  .string()
-  .trim()
-  .min(1)
-  .max(500)
-  .meta({ description: 'Why: kept in the audit log' });
+const reason = freeText(1, 500).meta({ description: 'Why: kept in the audit log' });
 const userId = z
   .uuid()
   .meta({ description: 'The fan’s user id (as webhooks and exports name it)' });
@@ -244,7 +240,7 @@ export const adminRouter = router({
           'One ledger entry of source `adjustment` moving the balance and the all-time board ' +
           '(season boards count what was earned in them). `id` is your idempotency key for it: ' +
           'sending it again answers `duplicate` and changes nothing. 409 INSUFFICIENT_BALANCE ' +
-          'when it would take the balance below 0.',
+          'when it would take the balance below 0, 409 POINTS_LIMIT_REACHED past 2,000,000,000.',
         tags: ['admin'],
         errorResponses: [...WRITE_ERRORS, 404],
         protect: true,

@@ -1,5 +1,7 @@
 import { mergeRouters } from '../src/trpc/init.js';
 import { adminRouter } from './admin.js';
+import { adminDeliveriesRouter } from './admin-deliveries.js';
+import { adminFansRouter } from './admin-fans.js';
 import { adminWebhooksRouter } from './admin-webhooks.js';
 import { eventsRouter } from './events.js';
 import { leaderboardRouter } from './leaderboard.js';
@@ -13,7 +15,9 @@ export const appRouter = mergeRouters(
   liveRouter,
   eventsRouter,
   adminRouter,
+  adminFansRouter,
   adminWebhooksRouter,
+  adminDeliveriesRouter,
 );
 
 /** The type a TypeScript client imports: `import type { AppRouter } from 'user-profile-service'`. */

@@ -158,6 +158,25 @@ export const ResyncEventSchema = event(
   },
 );
 
+/**
+ * The one webhook body that is about no fan: an admin's test of an endpoint
+ * (POST /api/admin/webhook-endpoints/{id}/test). Not an outbox event: its id
+ * is taken from the same sequence, so it is never another event's.
+ */
+export const WebhookTestEventSchema = z
+  .object({
+    id: z.string().meta({ description: 'A fresh event id (the webhook-id header)' }),
+    type: z.literal('webhook_test'),
+    timestamp: time.meta({ description: 'When the admin asked for it' }),
+    data: z.object({ endpointId: z.uuid().meta({ description: 'The endpoint tested' }) }),
+  })
+  .meta({
+    id: 'WebhookTestEvent',
+    description:
+      'An admin tested this endpoint: answer 2xx once the signature verifies. Sent whatever the ' +
+      'endpoint’s event types; never retried.',
+  });
+
 /** One message of `myEvents` (and one webhook body). */
 export const LiveEventSchema = z
   .discriminatedUnion('type', [
@@ -216,7 +235,8 @@ export function zIterable<T extends z.ZodType>(item: T) {
 
 /**
  * Every event a webhook receiver can get, one POST each (all but `resync`,
- * which only a stream sends): the single source of openapi.json's `webhooks`.
+ * which only a stream sends, and with the admin's `webhook_test`): the single
+ * source of openapi.json's `webhooks`.
  */
 export const WEBHOOK_EVENTS = [
   PointsAwardedEventSchema,
@@ -225,6 +245,7 @@ export const WEBHOOK_EVENTS = [
   StreakExtendedEventSchema,
   StreakLostEventSchema,
   AccountDeletedEventSchema,
+  WebhookTestEventSchema,
 ].map((schema) => ({ type: schema.shape.type.value, schema }));
 
 /**

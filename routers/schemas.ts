@@ -506,7 +506,7 @@ const EventInputSchema = z
     }),
     occurredAt: z.iso.datetime({ offset: true }).optional().meta({
       description:
-        'When it happened (default: when received); at most EVENT_MAX_AGE_HOURS ago and 5 minutes ahead',
+        'When it happened (default: when received); at most EVENT_MAX_AGE_HOURS (default 24) ago and 5 minutes ahead',
     }),
   })
   .meta({ id: 'EventInput' });
@@ -517,7 +517,7 @@ export const RecordEventsInput = z
   })
   .meta({ id: 'RecordEventsInput' });
 
-const CompletedQuestSchema = z
+export const CompletedQuestSchema = z
   .object({
     id: z.string(),
     period: z.string().nullable(),

@@ -92,6 +92,7 @@ export function createApp({
     logger,
     userRateLimiter: limiter('user:', config.rateLimit.perUser),
     serviceRateLimiter: limiter('service:', config.rateLimit.perService),
+    newSubjectLimiter: limiter('new_subjects:', config.activity.newSubjectsPerMinute),
     userIds,
     userStates: new UserStateCache(config.userStateCacheSize),
     catalog: new CatalogCache(database.db, { refreshMs: config.catalogRefreshMs, logger }),

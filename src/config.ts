@@ -2,7 +2,8 @@ import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { clientIdProblem } from './auth/subject.js';
-import { DEFAULT_EVENT_MAX_AGE_HOURS } from './domain/activity.js';
+import { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS } from './auth/verifier.js';
+import { DEFAULT_EVENT_MAX_AGE_HOURS, DEFAULT_NEW_SUBJECTS_PER_MINUTE } from './domain/activity.js';
 import type { HandlePolicy } from './domain/handles.js';
 import { SEASON_ARCHIVE_TIMEOUT_MS } from './domain/seasons.js';
 
@@ -11,12 +12,16 @@ import { SEASON_ARCHIVE_TIMEOUT_MS } from './domain/seasons.js';
  * `dev` is the local development identity provider: a key pair kept in DATA_DIR,
  * never available in production.
  */
-export type AuthConfig =
+export type AuthConfig = (
   | { kind: 'oidc'; issuer: string; audience: string[] }
   | { kind: 'jwks'; issuer: string; jwksUrl: string; audience: string[] }
   | { kind: 'publicKey'; issuer: string; publicKey: string; audience: string[] }
   | { kind: 'hs256'; issuer: string; secret: string; audience: string[] }
-  | { kind: 'dev'; issuer: string; audience: string[] };
+  | { kind: 'dev'; issuer: string; audience: string[] }
+) & {
+  /** The longest a token may be valid for, `iat` to `exp` (AUTH_MAX_TOKEN_LIFETIME_SECONDS); unset: the default. */
+  maxTokenLifetimeSeconds?: number;
+};
 
 export interface Config {
   readonly nodeEnv: 'development' | 'production' | 'test';
@@ -57,6 +62,13 @@ export interface Config {
   readonly activity: {
     /** How far in the past an event's `occurredAt` may lie. */
     readonly maxAgeHours: number;
+    /**
+     * How many subjects no user has yet one service client's events may
+     * create a user for per minute (EVENT_NEW_SUBJECTS_PER_MINUTE); 0: no limit.
+     */
+    readonly newSubjectsPerMinute: number;
+    /** EVENT_UNKNOWN_SUBJECTS: `create` a user for a subject first seen in an event, or `reject` its events. */
+    readonly unknownSubjects: 'create' | 'reject';
   };
   /**
    * Requests per minute (0 turns that limit off); with `redisUrl`, counted in
@@ -192,9 +204,15 @@ export const envSchema = z.object({
   ),
   AUTH_AUDIENCE: optionalString,
   AUTH_TOKEN_CACHE_SECONDS: int(60, 0, 3600),
+  AUTH_MAX_TOKEN_LIFETIME_SECONDS: int(DEFAULT_MAX_TOKEN_LIFETIME_SECONDS, 60, 31 * 86_400),
   USER_STATE_CACHE_SIZE: int(2_000, 0, 1_000_000),
   CATALOG_REFRESH_MS: int(2_000, 0, 60_000),
   EVENT_MAX_AGE_HOURS: int(DEFAULT_EVENT_MAX_AGE_HOURS, 1, 24 * 31),
+  EVENT_NEW_SUBJECTS_PER_MINUTE: int(DEFAULT_NEW_SUBJECTS_PER_MINUTE, 0, 1_000_000),
+  EVENT_UNKNOWN_SUBJECTS: z.preprocess(
+    (value) => (typeof value === 'string' ? emptyToUndefined(value.trim().toLowerCase()) : value),
+    z.enum(['create', 'reject'], { error: 'must be create or reject' }).default('create'),
+  ),
   SERVICE_CLIENT_IDS: optionalString.refine(
     (value) =>
       value === undefined ||
@@ -544,7 +562,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   checkRetentionCoversRetries(e);
-  const auth = Object.freeze(authConfig(e));
+  const auth = Object.freeze({
+    ...authConfig(e),
+    maxTokenLifetimeSeconds: e.AUTH_MAX_TOKEN_LIFETIME_SECONDS,
+  });
   checkEmbeddedDatabase(e);
   return Object.freeze({
     nodeEnv: e.NODE_ENV,
@@ -568,7 +589,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       e.SERVICE_CLIENT_IDS === undefined ? undefined : Object.freeze(list(e.SERVICE_CLIENT_IDS)),
     userStateCacheSize: e.USER_STATE_CACHE_SIZE,
     catalogRefreshMs: e.CATALOG_REFRESH_MS,
-    activity: Object.freeze({ maxAgeHours: e.EVENT_MAX_AGE_HOURS }),
+    activity: Object.freeze({
+      maxAgeHours: e.EVENT_MAX_AGE_HOURS,
+      newSubjectsPerMinute: e.EVENT_NEW_SUBJECTS_PER_MINUTE,
+      unknownSubjects: e.EVENT_UNKNOWN_SUBJECTS,
+    }),
     rateLimit: Object.freeze({
       perUser: e.RATE_LIMIT_PER_USER,
       perService: e.RATE_LIMIT_PER_SERVICE,

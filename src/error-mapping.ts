@@ -30,6 +30,7 @@ export const ERROR_TABLE: Record<ErrorCode, { trpc: TRPC_ERROR_CODE_KEY; status:
   HANDLE_TAKEN: { trpc: 'CONFLICT', status: 409 },
   HANDLE_CHANGE_COOLDOWN: { trpc: 'CONFLICT', status: 409 },
   INSUFFICIENT_BALANCE: { trpc: 'CONFLICT', status: 409 },
+  POINTS_LIMIT_REACHED: { trpc: 'CONFLICT', status: 409 },
   DEFINITION_CONFLICT: { trpc: 'CONFLICT', status: 409 },
   WEBHOOK_ENDPOINT_CONFLICT: { trpc: 'CONFLICT', status: 409 },
   PAYLOAD_TOO_LARGE: { trpc: 'PAYLOAD_TOO_LARGE', status: 413 },

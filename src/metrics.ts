@@ -82,7 +82,7 @@ const events = new Counter({
 });
 
 export type UserWriter = 'profile' | 'events' | 'reversal' | 'admin';
-export type Limiter = 'user' | 'service' | 'ip' | 'stream_user' | 'stream_ip';
+export type Limiter = 'user' | 'service' | 'ip' | 'stream_user' | 'stream_ip' | 'new_subjects';
 
 /** What the layers record; each call is one `inc` or `observe`. */
 export const metrics = {

@@ -6,6 +6,8 @@
  * out" with the first request example, so each one succeeds for a new user.
  */
 
+import { ADMIN_REQUEST_EXAMPLES, ADMIN_RESPONSE_EXAMPLES } from './openapi-examples-admin.js';
+
 /** One named example, as OpenAPI's `examples` map holds it. */
 export interface NamedExample {
   summary: string;
@@ -201,6 +203,7 @@ const cupFinalVersion = (version: number, points: number, retired = false) => ({
 
 /** Request body examples by operation id: the first one is what Swagger UI prefills. */
 export const REQUEST_EXAMPLES: Record<string, Examples> = {
+  ...ADMIN_REQUEST_EXAMPLES,
   updateUser: {
     editProfile: {
       summary: 'Add a favourite player and a rival team',
@@ -327,6 +330,7 @@ const WEBHOOK_ENDPOINT = {
 
 /** Success response examples by operation id and status. */
 export const RESPONSE_EXAMPLES: Record<string, Record<string, Examples>> = {
+  ...ADMIN_RESPONSE_EXAMPLES,
   updateUser: { '200': ok('updated', 'Updated the profile; the full user', aliceUser) },
   onboardProfile: {
     '200': ok('alreadyOnboarded', 'Already onboarded: fields applied, nothing awarded twice', {

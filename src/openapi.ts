@@ -137,6 +137,15 @@ const ERROR_EXAMPLES: Record<ErrorCode, ErrorBody> = {
       message: 'Reversing "checkin-42" would take the fan\'s balance below 0: adjust it first',
     },
   },
+  POINTS_LIMIT_REACHED: {
+    success: false,
+    error: {
+      code: 'POINTS_LIMIT_REACHED',
+      message:
+        "An adjustment of 500000 would take the fan's points past 2,000,000,000, the most a " +
+        'balance or a board entry may hold',
+    },
+  },
   DEFINITION_CONFLICT: {
     success: false,
     error: {

@@ -76,6 +76,20 @@ export function createRateLimiter(options: {
   };
 }
 
+/**
+ * Takes as many of `wanted` points for `key` as still fit in the window, and
+ * answers how many it took (0 when none fit).
+ */
+export async function takeUpTo(limiter: RateLimiter, key: string, wanted: number): Promise<number> {
+  if (wanted <= 0) return 0;
+  const all = await limiter.take(key, wanted);
+  if (all.allowed) return wanted;
+  if (all.remaining === 0) return 0;
+  // What was left when the whole did not fit; another request may take it first.
+  const part = await limiter.take(key, Math.min(all.remaining, wanted));
+  return part.allowed ? Math.min(all.remaining, wanted) : 0;
+}
+
 function decision(
   limit: number,
   res: RateLimiterRes,

@@ -288,7 +288,7 @@ export interface paths {
         put?: never;
         /**
          * Adjust a fan’s points
-         * @description One ledger entry of source `adjustment` moving the balance and the all-time board (season boards count what was earned in them). `id` is your idempotency key for it: sending it again answers `duplicate` and changes nothing. 409 INSUFFICIENT_BALANCE when it would take the balance below 0.
+         * @description One ledger entry of source `adjustment` moving the balance and the all-time board (season boards count what was earned in them). `id` is your idempotency key for it: sending it again answers `duplicate` and changes nothing. 409 INSUFFICIENT_BALANCE when it would take the balance below 0, 409 POINTS_LIMIT_REACHED past 2,000,000,000.
          */
         post: operations["adminAdjustPoints"];
         delete?: never;
@@ -349,6 +349,86 @@ export interface paths {
          * @description Every change made through the admin API, newest first: who (the admin client), what, when, before and after. `before` (an entry’s id) pages on; `targetKind` with `targetKey` (definition + `quest/daily_reader`, fan + a user id) narrows it to one target. A deleted fan’s rows name an anonymous id instead.
          */
         get: operations["adminAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/fans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find fans by handle, subject or id
+         * @description `query` is tried as a user id (when it is a UUID), as a subject of `issuer` (the service’s identity provider by default), as a handle (a leading `@` dropped, any letter case) and as the first letters of handles (in handle order). Each fan once, with how it matched. Deleted accounts are never found.
+         */
+        get: operations["adminFindFans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/fans/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A fan’s whole story
+         * @description From one snapshot: who the fan is and whether banned, the profile, the balance, every board entry with its ranks, quests and streaks now, and the newest ledger entries (with their sources) and events (with their results); page on with /points and /events. 404 for no such fan (or a deleted one).
+         */
+        get: operations["adminFan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/fans/{userId}/points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A fan’s points ledger
+         * @description Every entry with its source (quest, event, streak, reversal, adjustment), newest first, cursor pages.
+         */
+        get: operations["adminFanPoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/fans/{userId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The events recorded for a fan
+         * @description Every event other services recorded for the fan with its result (points, balance after, quests completed, reversed or not), newest first, cursor pages.
+         */
+        get: operations["adminFanEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -419,6 +499,66 @@ export interface paths {
          * @description A new secret, shown once. For `overlapSeconds` (default 86400, at most 604800; 0: none) every delivery carries two signatures in `webhook-signature`, one per secret, so the receiver verifies with either while it switches; then only the new one. A second rotation during the overlap drops the oldest secret at once.
          */
         post: operations["adminRotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/webhook-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint’s delivery log
+         * @description Every attempt at every event sent to the endpoint, newest first: status, error, duration, attempt number. `outcome` or `eventId` narrows it; `before` pages on. Kept for LIVE_RETENTION_DAYS, like the events.
+         */
+        get: operations["adminWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/webhook-endpoints/{id}/redeliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an event to an endpoint again
+         * @description An event the endpoint was sent before (delivered, failed or given up) is queued again, due now, as the next attempt: signed as every delivery, after the fan’s earlier events still queued for it. Still queued: answered `already_queued`, nothing changes. 404 if the endpoint was never sent it; 409 for a retired endpoint or an event no longer kept. Past WEBHOOK_RETRY_FOR_SECONDS a failed redelivery is given up at once.
+         */
+        post: operations["adminRedeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/webhook-endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to an endpoint
+         * @description POSTs a `webhook_test` event (openapi.json `webhooks`) now, signed with the endpoint’s secret (both during a rotation’s overlap), whatever its event types and also while paused, and answers what the receiver made of it; the attempt is logged, never retried. 409 for a retired endpoint.
+         */
+        post: operations["adminTestWebhookEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -587,6 +727,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    webhook_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The webhook_test event
+         * @description An admin tested this endpoint: answer 2xx once the signature verifies. Sent whatever the endpoint’s event types; never retried. The body is the event message (LiveEvent); receivers ignore fields they do not know.
+         */
+        post: operations["webhookTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -601,7 +761,7 @@ export interface components {
             value?: number;
             /**
              * Format: date-time
-             * @description When it happened (default: when received); at most EVENT_MAX_AGE_HOURS ago and 5 minutes ahead
+             * @description When it happened (default: when received); at most EVENT_MAX_AGE_HOURS (default 24) ago and 5 minutes ahead
              */
             occurredAt?: string;
         };
@@ -1056,7 +1216,7 @@ export interface components {
             status: "rejected";
             error: {
                 /** @enum {string} */
-                code: "UNKNOWN_EVENT_TYPE" | "INVALID_VALUE" | "OCCURRED_AT_OUT_OF_RANGE" | "CAP_REACHED" | "EVENT_ID_REUSED" | "FAN_BANNED";
+                code: "UNKNOWN_EVENT_TYPE" | "INVALID_VALUE" | "OCCURRED_AT_OUT_OF_RANGE" | "CAP_REACHED" | "EVENT_ID_REUSED" | "FAN_BANNED" | "UNKNOWN_SUBJECT" | "NEW_SUBJECT_LIMIT" | "POINTS_LIMIT_REACHED" | "UNAVAILABLE" | "INTERNAL";
                 message: string;
             };
         };
@@ -1217,6 +1377,118 @@ export interface components {
              */
             at: string;
         };
+        FanMatch: {
+            /** Format: uuid */
+            id: string;
+            /** @description The identity provider the fan signs in with */
+            issuer: string;
+            /** @description The fan’s `sub` there */
+            subject: string;
+            handle: string | null;
+            name: string | null;
+            /** @description The balance */
+            points: number;
+            onboardedAt: string | null;
+            /** @description Since when the fan is banned; null if not */
+            bannedAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601 timestamp in UTC
+             */
+            createdAt: string;
+            /** @description How the query found this fan: id, subject, handle, or a handle’s first letters */
+            matchedBy: ("id" | "subject" | "handle" | "handle_prefix")[];
+        };
+        FanStory: {
+            fan: components["schemas"]["FanSummary"];
+            /** @description The eight profile fields */
+            profile: {
+                name: string | null;
+                handle: string | null;
+                location: string | null;
+                favoriteSport: string | null;
+                favoriteTeam: string | null;
+                favoritePlayer: string | null;
+                rivalTeam: string | null;
+                profileUrl: string | null;
+            };
+            /** @description Every board the fan has an entry on */
+            boards: components["schemas"]["FanBoard"][];
+            /** @description Every active quest, now */
+            quests: components["schemas"]["QuestProgress"][];
+            streaks: components["schemas"]["Streak"][];
+            /** @description The newest ledger entries, with their sources */
+            ledger: components["schemas"]["FanLedgerPage"];
+            /** @description The newest events recorded for the fan */
+            events: components["schemas"]["FanEventsPage"];
+        };
+        FanSummary: {
+            /** Format: uuid */
+            id: string;
+            /** @description The identity provider the fan signs in with */
+            issuer: string;
+            /** @description The fan’s `sub` there */
+            subject: string;
+            handle: string | null;
+            name: string | null;
+            /** @description The balance */
+            points: number;
+            onboardedAt: string | null;
+            /** @description Since when the fan is banned; null if not */
+            bannedAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601 timestamp in UTC
+             */
+            createdAt: string;
+        };
+        FanBoard: {
+            /** @enum {string} */
+            period: "all" | "week" | "month";
+            /** @description 2026-W47, 2026-11; null for all-time */
+            season: string | null;
+            points: number;
+            /** @description Banned: on no board and in no rank */
+            hidden: boolean;
+            /** @description On the whole board; null when hidden */
+            rank: number | null;
+            /** @description Among the fans of their team; null without a team, or hidden */
+            teamRank: number | null;
+        };
+        FanLedgerPage: {
+            entries: components["schemas"]["LedgerEntry"][];
+            /** @description Pass as `before` for more */
+            nextCursor: string | null;
+        };
+        FanEvent: {
+            /** @description The service that sent it */
+            clientId: string;
+            /** @description The sender’s id of it */
+            eventId: string;
+            type: string;
+            value: number;
+            /**
+             * Format: date-time
+             * @description ISO-8601 timestamp in UTC
+             */
+            occurredAt: string;
+            /** @description What the event itself earned */
+            points: number;
+            /** @description The balance after it and what it completed */
+            balance: number;
+            questsCompleted: components["schemas"]["CompletedQuest"][];
+            /**
+             * Format: date-time
+             * @description ISO-8601 timestamp in UTC
+             */
+            recordedAt: string;
+            reversedAt: string | null;
+        };
+        FanEventsPage: {
+            entries: components["schemas"]["FanEvent"][];
+            /** @description Pass as `before` for more */
+            nextCursor: string | null;
+        };
         WebhookEndpointList: {
             endpoints: components["schemas"]["WebhookEndpoint"][];
         };
@@ -1256,6 +1528,48 @@ export interface components {
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
              */
             secret: string;
+        };
+        WebhookDeliveryPage: {
+            entries: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `before` for more */
+            nextCursor: string | null;
+        };
+        WebhookDelivery: {
+            /** @description The log entry’s id */
+            id: string;
+            /** @description The event’s id: the `webhook-id` it was sent with */
+            eventId: string;
+            /** @description points_awarded, …, webhook_test; null on entries older than this field */
+            eventType: string | null;
+            /** @description Which attempt at this event this was, from 1 */
+            attempt: number;
+            /**
+             * @description delivered: a 2xx; failed: retried later; gave_up: not retried (past the retry window, or a test event)
+             * @enum {string}
+             */
+            outcome: "delivered" | "failed" | "gave_up";
+            /** @description The receiver’s status; null if none */
+            statusCode: number | null;
+            /** @description Why it failed: `HTTP 500`, `ECONNREFUSED`, `timeout`, …; null when delivered */
+            error: string | null;
+            durationMs: number;
+            /**
+             * Format: date-time
+             * @description ISO-8601 timestamp in UTC
+             */
+            at: string;
+        };
+        Redelivery: {
+            eventId: string;
+            /** @enum {string} */
+            status: "queued" | "already_queued";
+            /** @description The attempt it will be */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description When it is due
+             */
+            nextAt: string;
         };
         /**
          * @example {
@@ -1344,6 +1658,13 @@ export interface components {
          * @example {
          *       "success": false,
          *       "error": {
+         *         "code": "POINTS_LIMIT_REACHED",
+         *         "message": "An adjustment of 500000 would take the fan's points past 2,000,000,000, the most a balance or a board entry may hold"
+         *       }
+         *     }
+         * @example {
+         *       "success": false,
+         *       "error": {
          *         "code": "DEFINITION_CONFLICT",
          *         "message": "quest \"weekly_checkins\" is at version 3, not 2: read it again and resend"
          *       }
@@ -1396,7 +1717,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FAN_TOKEN_REQUIRED" | "INSUFFICIENT_SCOPE" | "CLIENT_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HANDLE_TAKEN" | "HANDLE_CHANGE_COOLDOWN" | "INSUFFICIENT_BALANCE" | "DEFINITION_CONFLICT" | "WEBHOOK_ENDPOINT_CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
+                code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FAN_TOKEN_REQUIRED" | "INSUFFICIENT_SCOPE" | "CLIENT_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "HANDLE_TAKEN" | "HANDLE_CHANGE_COOLDOWN" | "INSUFFICIENT_BALANCE" | "POINTS_LIMIT_REACHED" | "DEFINITION_CONFLICT" | "WEBHOOK_ENDPOINT_CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
                 message: string;
                 /** @description Validation problems, one per field */
                 issues?: {
@@ -1426,7 +1747,7 @@ export interface components {
             favoritePlayer?: string | null;
             /** @description Up to 100 characters; may not be the same team as favoriteTeam (compared ignoring case, compatibility forms and invisible characters). null or "" clears it. */
             rivalTeam?: string | null;
-            /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
+            /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href, with what RFC 3986 forbids percent-encoded). null or "" clears it. */
             profileUrl?: string | null;
         };
         /** @description Any profile field except rivalTeam (set that with PATCH /api/user), with the same rules as PATCH /api/user. An empty object onboards without changing the profile. */
@@ -1443,7 +1764,7 @@ export interface components {
             favoriteTeam?: string | null;
             /** @description Up to 100 characters. null or "" clears it. */
             favoritePlayer?: string | null;
-            /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href). null or "" clears it. */
+            /** @description Absolute https: URL to a public host (not localhost or a private, loopback or link-local IP address), at most 2048 characters; stored in its canonical form (WHATWG URL href, with what RFC 3986 forbids percent-encoded). null or "" clears it. */
             profileUrl?: string | null;
         };
         RecordEventsInput: {
@@ -1521,6 +1842,17 @@ export interface components {
              * @default 86400
              */
             overlapSeconds: number;
+        };
+        AdminRedeliverWebhookInput: {
+            /** @description The event’s id (its `webhook-id`) */
+            eventId: string;
+        };
+        AdminTestWebhookEndpointInput: {
+            /**
+             * @description How long to wait for the receiver’s answer, 1–30 s (default 10, as deliveries)
+             * @default 10
+             */
+            timeoutSeconds: number;
         };
         Health: {
             /** @constant */
@@ -1684,6 +2016,25 @@ export interface components {
                  * @description The id the deleted account had (the envelope’s userId)
                  */
                 userId: string;
+            };
+        };
+        /** @description An admin tested this endpoint: answer 2xx once the signature verifies. Sent whatever the endpoint’s event types; never retried. */
+        WebhookTestEvent: {
+            /** @description A fresh event id (the webhook-id header) */
+            id: string;
+            /** @constant */
+            type: "webhook_test";
+            /**
+             * Format: date-time
+             * @description When the admin asked for it
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * Format: uuid
+                 * @description The endpoint tested
+                 */
+                endpointId: string;
             };
         };
     };
@@ -1900,7 +2251,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2028,7 +2379,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2796,7 +3147,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3006,7 +3357,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3239,7 +3590,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3370,7 +3721,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3499,7 +3850,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3628,7 +3979,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3754,7 +4105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3874,6 +4225,405 @@ export interface operations {
                 headers: {
                     /** @description With INSUFFICIENT_SCOPE: Bearer error="insufficient_scope", scope="<the scope needed>" (RFC 6750) */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminFindFans: {
+        parameters: {
+            query: {
+                /** @description A user id, a subject, a handle or its first letters */
+                query: string;
+                /** @description Whose subjects to look in; default the configured issuer */
+                issuer?: string;
+                /** @description Entries per page, 1–100 (default 20) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            fans: components["schemas"]["FanMatch"][];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE or CLIENT_NOT_ALLOWED: Forbidden */
+            403: {
+                headers: {
+                    /** @description With INSUFFICIENT_SCOPE: Bearer error="insufficient_scope", scope="<the scope needed>" (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminFan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The fan’s user id (as webhooks and exports name it) */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["FanStory"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE or CLIENT_NOT_ALLOWED: Forbidden */
+            403: {
+                headers: {
+                    /** @description With INSUFFICIENT_SCOPE: Bearer error="insufficient_scope", scope="<the scope needed>" (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminFanPoints: {
+        parameters: {
+            query?: {
+                /** @description Entries per page, 1–100 (default 50) */
+                limit?: number;
+                /** @description Entries older than this one: the previous page’s nextCursor */
+                before?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The fan’s user id (as webhooks and exports name it) */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["FanLedgerPage"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE or CLIENT_NOT_ALLOWED: Forbidden */
+            403: {
+                headers: {
+                    /** @description With INSUFFICIENT_SCOPE: Bearer error="insufficient_scope", scope="<the scope needed>" (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminFanEvents: {
+        parameters: {
+            query?: {
+                /** @description Entries per page, 1–100 (default 50) */
+                limit?: number;
+                /** @description Entries older than this one: the previous page’s nextCursor */
+                before?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The fan’s user id (as webhooks and exports name it) */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["FanEventsPage"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE or CLIENT_NOT_ALLOWED: Forbidden */
+            403: {
+                headers: {
+                    /** @description With INSUFFICIENT_SCOPE: Bearer error="insufficient_scope", scope="<the scope needed>" (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: Not found */
+            404: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4060,7 +4810,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4287,7 +5037,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4416,7 +5166,372 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Entries per page, 1–100 (default 50) */
+                limit?: number;
+                /** @description Entries older than this one: the previous page’s nextCursor */
+                before?: string;
+                /** @description Only attempts with it */
+                outcome?: "delivered" | "failed" | "gave_up";
+                /** @description Only attempts at this event */
+                eventId?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint’s id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["WebhookDeliveryPage"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE or CLIENT_NOT_ALLOWED: Forbidden */
+            403: {
+                headers: {
+                    /** @description With INSUFFICIENT_SCOPE: Bearer error="insufficient_scope", scope="<the scope needed>" (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminRedeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint’s id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminRedeliverWebhookInput"];
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Redelivery"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE or CLIENT_NOT_ALLOWED: Forbidden */
+            403: {
+                headers: {
+                    /** @description With INSUFFICIENT_SCOPE: Bearer error="insufficient_scope", scope="<the scope needed>" (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminTestWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint’s id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminTestWebhookEndpointInput"];
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE or CLIENT_NOT_ALLOWED: Forbidden */
+            403: {
+                headers: {
+                    /** @description With INSUFFICIENT_SCOPE: Bearer error="insufficient_scope", scope="<the scope needed>" (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4825,6 +5940,60 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AccountDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: the event is not sent again. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Counted as a failure, like no answer within 10 s: retried after 1 s, 2 s, 4 s, … (at most 1 h apart) for WEBHOOK_RETRY_FOR_SECONDS after the event, then given up. The user’s next event waits meanwhile. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Counted as a failure, like no answer within 10 s: retried after 1 s, 2 s, 4 s, … (at most 1 h apart) for WEBHOOK_RETRY_FOR_SECONDS after the event, then given up. The user’s next event waits meanwhile. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTestWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (the body’s `id`): the same on every retry of the event. Delivery is at least once: dedupe on it.
+                 * @example 7
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the epoch. Refuse one far from your clock (Standard Webhooks libraries allow 5 minutes) against replays.
+                 * @example 1795651267
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the endpoint’s secret (the base64 after `whsec_`); two while a changed secret overlaps the old one. Any Standard Webhooks library verifies it.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OBSERVABILITY.md). */
+                traceparent?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
         responses: {

@@ -89,7 +89,7 @@ export interface BoardFilter {
   team?: string | undefined;
 }
 
-function entries(db: Kysely<Database>, filter: BoardFilter) {
+function entries(db: Kysely<Database>, filter: BoardFilter, options: { hidden?: boolean } = {}) {
   let query = db
     .selectFrom('leaderboardEntries as e')
     .leftJoin('profiles as p', 'p.userId', 'e.userId')
@@ -101,9 +101,9 @@ function entries(db: Kysely<Database>, filter: BoardFilter) {
       'e.points',
       sql<string>`e.reached_seq::text`.as('seqKey'),
     ])
-    .where('e.board', '=', filter.board ?? ALL_TIME_BOARD)
-    // A banned fan's entries are shown nowhere (docs/CATALOG.md, "Bans").
-    .where('e.hidden', '=', false);
+    .where('e.board', '=', filter.board ?? ALL_TIME_BOARD);
+  // A banned fan's entries are shown nowhere (docs/CATALOG.md, "Bans"), but to the fan.
+  if (!options.hidden) query = query.where('e.hidden', '=', false);
   if (filter.team !== undefined) query = query.where('e.teamKey', '=', teamKey(filter.team));
   return query;
 }
@@ -119,14 +119,16 @@ function positioned(row: EntryRow, rank: number): PositionedEntry {
  * The user's entry with its 1-based rank on the board or, with `team`,
  * among the fans of that team (undefined when the user has no entry there or
  * is not a fan of `team`). One statement; its cost does not grow with the
- * board (db/queries/rank.ts).
+ * board (db/queries/rank.ts). With `hidden`, a banned fan's entry too, ranked
+ * where it would stand (their own reads).
  */
 export async function findRankedEntry(
   db: Kysely<Database>,
   userId: string,
   filter: BoardFilter = {},
+  options: { hidden?: boolean } = {},
 ): Promise<PositionedEntry | undefined> {
-  const row = await entries(db, filter)
+  const row = await entries(db, filter, options)
     .select(
       rankExpression({
         board: sql.ref('e.board'),

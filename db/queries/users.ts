@@ -76,6 +76,22 @@ export async function ensureUsers(
   return ids;
 }
 
+/** The user ids of those of `subjects` (of `issuer`) that have a user now, by subject. */
+export async function findUserIds(
+  db: Kysely<Database>,
+  issuer: string,
+  subjects: readonly string[],
+): Promise<Map<string, string>> {
+  if (subjects.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('users')
+    .select(['id', 'subject'])
+    .where('issuer', '=', issuer)
+    .where('subject', 'in', [...subjects])
+    .execute();
+  return new Map(rows.map((row) => [row.subject, row.id]));
+}
+
 export function findUserByIdentity(
   db: Kysely<Database>,
   issuer: string,

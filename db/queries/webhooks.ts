@@ -36,6 +36,18 @@ export function listEndpoints(db: Kysely<Database>): Promise<WebhookEndpoint[]> 
     .execute();
 }
 
+/** One endpoint (undefined when there is none). */
+export function findEndpoint(
+  db: Kysely<Database>,
+  id: string,
+): Promise<WebhookEndpoint | undefined> {
+  return db
+    .selectFrom('webhookEndpoints')
+    .select(endpointColumns)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
 /** One endpoint, locked for the caller's transaction (undefined when there is none). */
 export function lockEndpoint(
   db: Kysely<Database>,
@@ -394,6 +406,7 @@ export async function recordDeliveryAttempt(
   attempt: {
     endpointId: string;
     eventId: string;
+    eventType: string;
     attempt: number;
     outcome: 'delivered' | 'failed' | 'gave_up';
     statusCode: number | null;
@@ -408,6 +421,7 @@ export async function recordDeliveryAttempt(
     qc.insertInto('webhookDeliveries').values({
       eventId: attempt.eventId,
       endpointId: attempt.endpointId,
+      eventType: attempt.eventType,
       attempt: attempt.attempt,
       outcome: attempt.outcome,
       statusCode: attempt.statusCode,

@@ -23,25 +23,28 @@ export async function createAuthVerifier(
     timeoutMs: options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
     logger: options.logger,
   };
+  const limits = { maxLifetimeSeconds: auth.maxTokenLifetimeSeconds };
   switch (auth.kind) {
     case 'oidc':
-      return verifierFor(auth.issuer, auth.audience, oidcSource(auth.issuer, remote));
+      return verifierFor(auth.issuer, auth.audience, oidcSource(auth.issuer, remote), limits);
     case 'jwks':
-      return verifierFor(auth.issuer, auth.audience, jwksSource(auth.jwksUrl, remote));
+      return verifierFor(auth.issuer, auth.audience, jwksSource(auth.jwksUrl, remote), limits);
     case 'publicKey':
       return verifierFor(
         auth.issuer,
         auth.audience,
         await staticKeySource(parsePublicKey(auth.publicKey)),
+        limits,
       );
     case 'hs256':
-      return verifierFor(auth.issuer, auth.audience, hs256Source(auth.secret));
+      return verifierFor(auth.issuer, auth.audience, hs256Source(auth.secret), limits);
     case 'dev': {
       const { publicJwk } = await loadOrCreateDevKey(options.dataDir);
       return verifierFor(
         DEV_ISSUER,
         auth.audience,
         await staticKeySource({ jwk: publicJwk, algorithms: [DEV_ALG] }),
+        limits,
       );
     }
     default: {

@@ -1,7 +1,7 @@
+import { textFault } from '../domain/text.js';
+
 /** Longest `sub` (or client id) accepted, in characters (OpenID Connect Core §2: at most 255 ASCII characters). */
 export const MAX_SUBJECT_LENGTH = 255;
-
-const CONTROL = /\p{Cc}/u;
 
 /**
  * Why a verified token's `sub` cannot name a user, or undefined when it can.
@@ -9,7 +9,11 @@ const CONTROL = /\p{Cc}/u;
  * the subject must be text PostgreSQL stores exactly as sent: well-formed
  * Unicode (a lone surrogate would be stored as U+FFFD, making "x\uD800" and
  * "x\uDFFF" one account), no control characters (NUL cannot be stored at
- * all), and short enough for the index (an index entry has ~2.7 KB).
+ * all), no bidirectional controls or invisible characters (two subjects
+ * that look alike to an admin must be alike: the text rule of every stored
+ * text, src/domain/text.ts, without its trimming, since a subject is kept
+ * exactly as sent), and short enough for the index (an index entry has
+ * ~2.7 KB).
  */
 export function subjectProblem(sub: unknown): string | undefined {
   return identifierProblem(sub, 'sub', 'subject');
@@ -36,6 +40,10 @@ export function eventSubjectProblem(subject: unknown): string | undefined {
       return 'Must be valid Unicode text';
     case 'control':
       return 'Must not contain control characters';
+    case 'bidi':
+      return 'Must not contain bidirectional control characters';
+    case 'invisible':
+      return 'Must not contain invisible characters';
     case 'long':
       return `Must be at most ${MAX_SUBJECT_LENGTH} characters`;
     default:
@@ -51,6 +59,10 @@ function identifierProblem(value: unknown, claim: string, what: string): string 
       return `The token's "${claim}" claim is not valid Unicode text`;
     case 'control':
       return `The token's "${claim}" claim contains control characters`;
+    case 'bidi':
+      return `The token's "${claim}" claim contains bidirectional control characters`;
+    case 'invisible':
+      return `The token's "${claim}" claim contains invisible characters`;
     case 'long':
       return `The token's "${claim}" claim is longer than ${MAX_SUBJECT_LENGTH} characters`;
     default:
@@ -59,10 +71,13 @@ function identifierProblem(value: unknown, claim: string, what: string): string 
 }
 
 /** The one rule for identifiers that key users and clients. */
-function identifierFault(value: unknown): 'empty' | 'unicode' | 'control' | 'long' | undefined {
+function identifierFault(
+  value: unknown,
+): 'empty' | 'unicode' | 'control' | 'bidi' | 'invisible' | 'long' | undefined {
   if (typeof value !== 'string' || value === '') return 'empty';
   if (!value.isWellFormed()) return 'unicode';
-  if (CONTROL.test(value)) return 'control';
+  const fault = textFault(value);
+  if (fault) return fault.kind;
   let length = 0;
   for (const _ of value) {
     length += 1;

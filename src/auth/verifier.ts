@@ -25,6 +25,22 @@ export interface AuthVerifier {
 /** Leeway for `exp` and `nbf` (docs/CONTRACT.md, Authentication). */
 export const CLOCK_TOLERANCE_SECONDS = 30;
 
+/** The longest a token may be valid for, by default (AUTH_MAX_TOKEN_LIFETIME_SECONDS). */
+export const DEFAULT_MAX_TOKEN_LIFETIME_SECONDS = 86_400;
+
+/**
+ * Seconds a token is valid for: from the earlier of its `iat` and now to its
+ * `exp`. Without `iat` (optional in RFC 7519) that is what is left of it, so
+ * neither a missing nor a future `iat` lets a token outlive the limit.
+ */
+export function tokenLifetimeSeconds(
+  claims: { exp: number; iat?: number | undefined },
+  nowSeconds: number,
+): number {
+  const from = claims.iat === undefined ? nowSeconds : Math.min(claims.iat, nowSeconds);
+  return claims.exp - from;
+}
+
 /** What differs between key sources: where keys come from and which algorithms they allow. */
 export interface KeySource {
   algorithms: string[];
@@ -34,13 +50,16 @@ export interface KeySource {
 /**
  * The one implementation of the checks, shared by every key source: signature
  * (algorithms limited to the source's), issuer, audience, `exp`/`nbf` with
- * leeway, and a non-empty `sub`; then which kind of caller the token is for.
+ * leeway, a lifetime of at most `maxLifetimeSeconds` (tokenLifetimeSeconds),
+ * and a non-empty `sub`; then which kind of caller the token is for.
  */
 export function verifierFor(
   issuer: string,
   audience: readonly string[],
   source: KeySource,
+  limits: { maxLifetimeSeconds?: number | undefined } = {},
 ): AuthVerifier {
+  const maxLifetime = limits.maxLifetimeSeconds ?? DEFAULT_MAX_TOKEN_LIFETIME_SECONDS;
   const options: JWTVerifyOptions = {
     issuer,
     audience: audience.length > 0 ? [...audience] : undefined,
@@ -63,7 +82,17 @@ export function verifierFor(
       } catch (error) {
         throw toAuthError(error);
       }
-      const { iss, sub, exp } = payload;
+      const { iss, sub, exp, iat } = payload;
+      // jose has checked exp (required) and iat (when present) are numbers.
+      if (
+        typeof exp === 'number' &&
+        tokenLifetimeSeconds({ exp, iat }, Math.floor(Date.now() / 1000)) >
+          maxLifetime + CLOCK_TOLERANCE_SECONDS
+      ) {
+        throw unauthenticated(
+          `The token is valid for longer than this service accepts (at most ${maxLifetime} s from "iat" to "exp")`,
+        );
+      }
       const problem = subjectProblem(sub);
       if (problem !== undefined || typeof sub !== 'string') {
         throw unauthenticated(problem ?? 'The token has no subject ("sub" claim)');

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Catalog, EventTypeDefinition, Versioned } from './catalog.js';
 import { periodAt, type PeriodSpan } from './periods.js';
-import type { Award } from './ledger.js';
+import { MAX_POINTS, withinPointsLimit, type Award } from './ledger.js';
 import { QuestBook, questAward, type ReachedTier, type StoredQuests } from './quests.js';
 import {
   StreakBook,
@@ -18,8 +18,21 @@ import {
  * read here is exact when the write lands.
  */
 
-/** How far back `occurredAt` may lie (the default of EVENT_MAX_AGE_HOURS). */
-export const DEFAULT_EVENT_MAX_AGE_HOURS = 7 * 24;
+/**
+ * How far back `occurredAt` may lie (the default of EVENT_MAX_AGE_HOURS): a
+ * day, so a backdated batch can fill at most yesterday's caps and quests
+ * besides today's (docs/ACTIVITY.md, "Late events and seasons").
+ */
+export const DEFAULT_EVENT_MAX_AGE_HOURS = 24;
+/**
+ * How many fans no account exists for yet one sending service may create per
+ * minute (the default of EVENT_NEW_SUBJECTS_PER_MINUTE): ten a second, far
+ * above what a sender whose fans sign in to the app first needs, and a
+ * ceiling on the accounts a runaway or mistaken sender makes (docs/ACTIVITY.md,
+ * "Fans the service has not seen").
+ */
+export const DEFAULT_NEW_SUBJECTS_PER_MINUTE = 600;
+
 /** How far ahead of the server's clock `occurredAt` may lie (clock skew between services). */
 export const EVENT_MAX_FUTURE_MS = 5 * 60_000;
 
@@ -31,6 +44,11 @@ export const REJECTION_CODES = [
   'CAP_REACHED',
   'EVENT_ID_REUSED',
   'FAN_BANNED',
+  'UNKNOWN_SUBJECT',
+  'NEW_SUBJECT_LIMIT',
+  'POINTS_LIMIT_REACHED',
+  'UNAVAILABLE',
+  'INTERNAL',
 ] as const;
 export type RejectionCode = (typeof REJECTION_CODES)[number];
 
@@ -105,6 +123,28 @@ export function isRejection(value: AcceptedEvent | Rejection): value is Rejectio
   return 'code' in value;
 }
 
+/**
+ * Why the events of a subject no user has were not recorded: the deployment
+ * refuses unknown subjects (EVENT_UNKNOWN_SUBJECTS=reject), or the sender
+ * has created as many new fans this minute as it may.
+ */
+export function unknownSubjectRejection(
+  reason: { refused: true } | { perMinute: number },
+): Rejection {
+  return 'refused' in reason
+    ? {
+        code: 'UNKNOWN_SUBJECT',
+        message:
+          'No fan has this subject: this service records events only for fans who have signed in',
+      }
+    : {
+        code: 'NEW_SUBJECT_LIMIT',
+        message:
+          `This client has created ${reason.perMinute} new fans in the last minute, the most it ` +
+          'may: send it again later',
+      };
+}
+
 /** The cap windows an event of this type counts in. */
 export function capWindows(
   type: EventTypeDefinition,
@@ -128,6 +168,9 @@ export interface FanActivityState {
   usage: ReadonlyMap<string, number>;
   quests: StoredQuests;
   streaks: ReadonlyMap<string, StoredStreak>;
+  /** The fan's balance, and their entry's points on each board in `boards` (absent: no entry yet). */
+  balance: number;
+  entries: ReadonlyMap<string, number>;
 }
 
 /** A quest tier one event completed, as its result reports it. */
@@ -178,21 +221,30 @@ export function reversalKey(clientId: string, eventId: string): string {
 /**
  * Plans a fan's accepted events, in batch order: each is capped against the
  * fan's usage (including the batch's earlier events), earns its points, moves
- * the quests and streaks counting its type, and earns what those reach. A
- * capped event is rejected whole and changes nothing.
+ * the quests and streaks counting its type, and earns what those reach. An
+ * event that would pass a cap, or whose awards would take the balance or an
+ * entry on `boards` past MAX_POINTS, is rejected whole and changes nothing.
  */
 export function planFanEvents(input: {
   catalog: Catalog;
   clientId: string;
   state: FanActivityState;
+  /** The boards every award of the write moves (none before onboarding). */
+  boards: readonly string[];
   events: readonly AcceptedEvent[];
   now: Date;
 }): FanActivityPlan {
-  const { catalog, clientId, state, now } = input;
+  const { catalog, clientId, state, boards, now } = input;
   const usage = new Map(state.usage);
   const quests = new QuestBook(catalog, state.quests);
   const streaks = new StreakBook(catalog, state.streaks);
   const plan: FanActivityPlan = { outcomes: new Map(), recorded: [], awards: [], quests, streaks };
+  // What the events planned so far have added to the balance and to every board entry.
+  let added = 0;
+  const totalsAfter = (more: number) => [
+    state.balance + added + more,
+    ...boards.map((board) => (state.entries.get(board) ?? 0) + added + more),
+  ];
 
   for (const event of input.events) {
     const definition = event.type.definition;
@@ -210,11 +262,9 @@ export function planFanEvents(input: {
       });
       continue;
     }
-    for (const { span } of windows) {
-      const key = usageKey(definition.key, span);
-      usage.set(key, (usage.get(key) ?? 0) + event.value);
-    }
 
+    const restoreQuests = quests.checkpoint();
+    const restoreStreaks = streaks.checkpoint();
     const points = definition.points * event.value;
     const awards: Award[] = [
       {
@@ -230,6 +280,26 @@ export function planFanEvents(input: {
       event.occurredAt,
     );
     awards.push(...milestones.map(streakAward));
+    const earned = awards.reduce((sum, award) => sum + award.delta, 0);
+    if (!withinPointsLimit(totalsAfter(earned))) {
+      restoreQuests();
+      restoreStreaks();
+      plan.outcomes.set(event.index, {
+        status: 'rejected',
+        rejection: {
+          code: 'POINTS_LIMIT_REACHED',
+          message:
+            `Its ${earned} points would take the fan's balance or a board entry past ` +
+            `${MAX_POINTS.toLocaleString('en-US')}, the most either may hold`,
+        },
+      });
+      continue;
+    }
+    added += earned;
+    for (const { span } of windows) {
+      const key = usageKey(definition.key, span);
+      usage.set(key, (usage.get(key) ?? 0) + event.value);
+    }
     const recorded: RecordedEvent = {
       event,
       points,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PROFILE_FIELDS } from '../../db/profile-fields.js';
+import { freeText } from './text.js';
 
 /**
  * The game as data (docs/CATALOG.md): event types, quests and streaks are rows
@@ -14,11 +15,17 @@ export const DefinitionKeySchema = z
   .regex(/^[a-z][a-z0-9_]{0,63}$/, 'Must be 1–64 of a–z, 0–9 and _, starting with a letter')
   .meta({ description: 'Stable key: 1–64 of a–z, 0–9 and _, starting with a letter.' });
 
-const Title = z.string().trim().min(1).max(80);
-const Description = z.string().trim().max(500);
+// Fans read titles and descriptions: the text rules of profile fields (src/domain/text.ts).
+const Title = freeText(1, 80);
+const Description = freeText(0, 500);
 const Points = z.int().min(0).max(1_000_000);
 
-/** The largest number of points one event may award, so balances stay far inside int4. */
+/**
+ * The most points one event's own award may be (its type's points × value).
+ * It bounds each award, not what awards add up to: a balance and a board
+ * entry are bounded by MAX_POINTS (src/domain/ledger.ts), checked where
+ * points enter.
+ */
 export const MAX_POINTS_PER_EVENT = 1_000_000;
 
 export const EventTypeDefinitionSchema = z

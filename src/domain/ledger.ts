@@ -1,4 +1,32 @@
 import type { PointsMove } from '../../db/queries/user-write/index.js';
+import { AppError } from '../app-error.js';
+
+/**
+ * The most points a balance, or a fan's entry on any board, may hold
+ * (docs/ACTIVITY.md, "Limits"). Balances, ledger entries, events and board
+ * entries keep points in `integer` columns, and the rank structure keys a
+ * score on 31 bits (db/queries/rank.ts): every total stays inside both. An
+ * award that would take a total past it is refused where the points enter:
+ * an event is rejected on its own (POINTS_LIMIT_REACHED), an adjustment or a
+ * profile write answers 409 POINTS_LIMIT_REACHED. Nothing is clamped: what
+ * is awarded is what was earned, or nothing.
+ */
+export const MAX_POINTS = 2_000_000_000;
+
+/** Whether every total (a balance after a move, a board entry's points) is within MAX_POINTS. */
+export function withinPointsLimit(totals: Iterable<number>): boolean {
+  for (const total of totals) if (total > MAX_POINTS) return false;
+  return true;
+}
+
+/** The answer to a write whose awards would take a total past MAX_POINTS. */
+export function pointsLimitError(what: string): AppError {
+  return new AppError(
+    'POINTS_LIMIT_REACHED',
+    `${what} would take the fan's points past ${MAX_POINTS.toLocaleString('en-US')}, the most a ` +
+      'balance or a board entry may hold',
+  );
+}
 
 /**
  * Where a ledger entry's points came from: every award, reversal and

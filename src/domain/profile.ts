@@ -9,7 +9,7 @@ import {
 } from '../../db/profile-fields.js';
 import { teamKey } from '../../db/team-key.js';
 import { validationError, type Issue } from '../app-error.js';
-import { cleanText, textProblem } from './text.js';
+import { cleanedText, lengthRule } from './text.js';
 
 /**
  * A partial write: a field that is absent (or `undefined`, as zod's optional
@@ -50,46 +50,23 @@ const HANDLE = PROFILE_FIELD_TABLE.handle;
 /** A stored handle: letters A–Z, digits and underscores (the leading `@` already dropped). */
 export const HANDLE_PATTERN = new RegExp(`^[A-Za-z0-9_]{${HANDLE.min},${HANDLE.max}}$`);
 
-/** Length in Unicode code points, so an emoji counts as one character. */
-function codePoints(value: string): number {
-  let count = 0;
-  for (const _ of value) count += 1;
-  return count;
-}
-
 /**
  * Any text value: well-formed Unicode, then NFC and trimmed (surrounding
  * spaces, tabs and newlines go), then no control, bidirectional-control or
  * invisible character left inside (src/domain/text.ts).
  */
-const cleanedText = z
-  .string({ error: 'Must be a string or null' })
-  .refine((value) => value.isWellFormed(), 'Must be valid Unicode text (no lone surrogates)')
-  .transform(cleanText)
-  .superRefine((value, ctx) => {
-    const problem = textProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
+const profileText = cleanedText('Must be a string or null');
 
 /**
  * One nullable text field: the text rules, then an empty value means "clear
  * the field" (null), then the field's own rule on what is left.
  */
 function textField(rule: z.ZodType<string, string>, description: string) {
-  return cleanedText
+  return profileText
     .nullable()
     .transform((value) => (value === '' ? null : value))
     .pipe(rule.nullable())
     .meta({ description });
-}
-
-function lengthRule(min: number, max: number) {
-  return z
-    .string()
-    .refine(
-      (value) => codePoints(value) >= min && codePoints(value) <= max,
-      min > 0 ? `Must be ${min}–${max} characters` : `Must be at most ${max} characters`,
-    );
 }
 
 const handleRule = z
@@ -105,8 +82,8 @@ const handleRule = z
  * profileUrl is stored in its canonical WHATWG form (`new URL(v).href`), the
  * form every browser and URL library reads the same way: `https:evil.com`,
  * `https:\\evil.com` and `https://evil.com\@good.com` are stored as what they
- * mean (`https://evil.com/`, `https://evil.com/@good.com`). The length limit
- * applies to what is stored.
+ * mean (`https://evil.com/`, `https://evil.com/@good.com`), then made a URI
+ * (rfc3986Href). The length limit applies to what is stored.
  */
 function urlRule(maxLength: number) {
   return z
@@ -120,12 +97,39 @@ function urlRule(maxLength: number) {
         ctx.addIssue({ code: 'custom', message: problem ?? HTTPS_URL_MESSAGE });
         return z.NEVER;
       }
-      if (url.href.length > maxLength) {
+      const stored = rfc3986Href(url);
+      if (stored.length > maxLength) {
         ctx.addIssue({ code: 'custom', message: `Must be at most ${maxLength} characters` });
         return z.NEVER;
       }
-      return url.href;
+      return stored;
     });
+}
+
+/**
+ * What RFC 3986 allows raw in a path, query and fragment (pchar, `/`, `?`):
+ * anything else left by the WHATWG serialiser (`[`, `]`, `|`, `^`, `{`, `}`,
+ * `` ` ``, a second `#`, a `%` not starting an escape) is percent-encoded.
+ */
+const NOT_URI_CHARACTER = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]|%(?![0-9A-Fa-f]{2})/g;
+
+function uriEncoded(part: string): string {
+  return part.replace(NOT_URI_CHARACTER, (character) =>
+    character === '%' ? '%25' : encodeURIComponent(character),
+  );
+}
+
+/**
+ * The WHATWG href as an RFC 3986 URI: the same URL (a browser sends the
+ * encoded form either way), in a form every URI parser and `format: uri`
+ * accept. The host is already in URI form (punycode, IP literals).
+ */
+function rfc3986Href(url: URL): string {
+  const origin = `${url.protocol}//${url.host}`;
+  const rest = url.href.slice(origin.length);
+  const hashAt = rest.indexOf('#');
+  if (hashAt === -1) return origin + uriEncoded(rest);
+  return `${origin}${uriEncoded(rest.slice(0, hashAt))}#${uriEncoded(rest.slice(hashAt + 1))}`;
 }
 
 const HTTPS_URL_MESSAGE = 'Must be an absolute https: URL without credentials';
@@ -182,7 +186,7 @@ export const profileFieldSchemas = Object.fromEntries(
  * NFC, no control, bidi or invisible characters, favoriteTeam's length limit),
  * never empty.
  */
-export const teamFilterSchema = cleanedText
+export const teamFilterSchema = profileText
   .pipe(lengthRule(1, PROFILE_FIELD_TABLE.favoriteTeam.max))
   .meta({
     description:

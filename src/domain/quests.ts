@@ -104,6 +104,13 @@ export function storedState(stored: StoredQuests, instance: QuestInstance): Stor
 }
 
 /**
+ * The most progress a quest stores: far past every target (at most
+ * 1,000,000), inside its `integer` column however many values a `sum` goal
+ * adds up. Progress beyond it reaches nothing more.
+ */
+export const PROGRESS_CEILING = 2_000_000_000;
+
+/**
  * Moves a quest to `progress`: every tier whose target it reaches for the
  * first time is reached (in order) and returned. Reached tiers stay reached
  * if progress later falls (a cleared field, a reversed event).
@@ -116,7 +123,10 @@ export function advanceQuest(
 ): { after: StoredQuest; reached: ReachedTier[] } {
   const { tiers, key } = instance.quest.definition;
   const reached: ReachedTier[] = [];
-  let state: StoredQuest = { ...before, progress: Math.max(0, progress) };
+  let state: StoredQuest = {
+    ...before,
+    progress: Math.min(PROGRESS_CEILING, Math.max(0, progress)),
+  };
   // A definition may have lost tiers since they were reached: never count past its end.
   for (let i = state.tiersReached; i < tiers.length; i += 1) {
     const tier = tiers[i];
@@ -249,6 +259,18 @@ export class QuestBook {
     return { writes: [...this.written.values()], reached: this.reached };
   }
 
+  /** Puts the book back as it is now when the returned function is called (an event refused whole). */
+  checkpoint(): () => void {
+    const states = new Map(this.states);
+    const written = new Map(this.written);
+    const reached = this.reached.length;
+    return () => {
+      refill(this.states, states);
+      refill(this.written, written);
+      this.reached.length = reached;
+    };
+  }
+
   /** Every active quest's state for the period holding `now`. */
   views(now: Date): QuestProgress[] {
     return this.catalog.quests.map((quest) => {
@@ -256,6 +278,12 @@ export class QuestBook {
       return { instance, state: this.state(instance) };
     });
   }
+}
+
+/** Makes `target` hold exactly what `source` holds. */
+export function refill<K, V>(target: Map<K, V>, source: ReadonlyMap<K, V>): void {
+  target.clear();
+  for (const [key, value] of source) target.set(key, value);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { StoredStreak } from '../../db/schema.js';
 import type { Catalog, StreakDefinition, Versioned } from './catalog.js';
 import type { Award } from './ledger.js';
 import { nextPeriod, periodAt, type PeriodSpan } from './periods.js';
+import { refill } from './quests.js';
 
 /**
  * Streaks (docs/CATALOG.md): consecutive UTC days or ISO weeks with at least
@@ -110,6 +111,20 @@ export class StreakBook {
     this.announced.push(...events);
     this.milestones.push(...milestones);
     return { events, milestones };
+  }
+
+  /** Puts the book back as it is now when the returned function is called (an event refused whole). */
+  checkpoint(): () => void {
+    const states = new Map(this.states);
+    const written = new Map(this.written);
+    const announced = this.announced.length;
+    const milestones = this.milestones.length;
+    return () => {
+      refill(this.states, states);
+      refill(this.written, written);
+      this.announced.length = announced;
+      this.milestones.length = milestones;
+    };
   }
 
   plan(): { writes: StoredStreak[]; events: StreakEvent[]; milestones: ReachedMilestone[] } {

@@ -37,12 +37,15 @@ export interface WebhookWorkerOptions {
   fanOutBatch?: number;
 }
 
+/** How long a receiver has to answer a delivery, by default. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
 const DEFAULTS: Required<WebhookWorkerOptions> = {
   pollMs: 1_000,
   batch: 50,
   baseDelayMs: 1_000,
   maxDelayMs: 60 * 60_000,
-  timeoutMs: 10_000,
+  timeoutMs: DELIVERY_TIMEOUT_MS,
   leaseSeconds: 60,
   endpointsTtlMs: 1_000,
   fanOutBatch: 1_000,
@@ -244,26 +247,15 @@ export class WebhookWorker {
   }
 
   async #attempt(delivery: ClaimedDelivery): Promise<void> {
-    const started = performance.now();
-    let statusCode: number | null = null;
-    let error: string | null = null;
-    try {
-      const body = JSON.stringify(toLiveEventMessage(delivery));
-      const signers = delivery.secrets.map((secret) => this.#signer(secret));
-      const response = await fetch(delivery.url, {
-        method: 'POST',
-        headers: deliveryHeaders({ eventId: delivery.id, body, signers }, new Date()),
-        body,
-        signal: AbortSignal.timeout(this.#options.timeoutMs),
-        redirect: 'manual',
-      });
-      statusCode = response.status;
-      await response.body?.cancel();
-      if (!response.ok) error = `HTTP ${response.status}`;
-    } catch (cause) {
-      error = describe(cause);
-    }
-    const durationMs = Math.round(performance.now() - started);
+    const { statusCode, error, durationMs } = await postDelivery(
+      {
+        url: delivery.url,
+        eventId: delivery.id,
+        body: JSON.stringify(toLiveEventMessage(delivery)),
+        signers: delivery.secrets.map((secret) => this.#signer(secret)),
+      },
+      this.#options.timeoutMs,
+    );
     const delayMs = retryDelayMs(delivery.attempt, this.#options);
     const deadline = delivery.createdAt.getTime() + this.settings.retryForSeconds * 1000;
     const outcome =
@@ -285,6 +277,7 @@ export class WebhookWorker {
     await recordDeliveryAttempt(this.db, {
       endpointId: delivery.endpointId,
       eventId: delivery.id,
+      eventType: delivery.type,
       attempt: delivery.attempt,
       outcome,
       statusCode,
@@ -310,6 +303,44 @@ export class WebhookWorker {
     this.#wake = undefined;
     this.#woken = false;
   }
+}
+
+/** What one POST of a delivery came to: the receiver's status, or why there was none. */
+export interface PostResult {
+  statusCode: number | null;
+  /** null when the receiver answered 2xx. */
+  error: string | null;
+  durationMs: number;
+}
+
+/**
+ * POSTs one signed delivery (deliveryHeaders) and waits for the status at
+ * most `timeoutMs`; redirects are not followed (a 3xx is a failure). The one
+ * way a webhook leaves the service: the worker's deliveries and an admin's
+ * test event (src/services/webhook-deliveries.ts).
+ */
+export async function postDelivery(
+  delivery: { url: string; eventId: string; body: string; signers: readonly Webhook[] },
+  timeoutMs: number,
+): Promise<PostResult> {
+  const started = performance.now();
+  let statusCode: number | null = null;
+  let error: string | null = null;
+  try {
+    const response = await fetch(delivery.url, {
+      method: 'POST',
+      headers: deliveryHeaders(delivery, new Date()),
+      body: delivery.body,
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: 'manual',
+    });
+    statusCode = response.status;
+    await response.body?.cancel();
+    if (!response.ok) error = `HTTP ${response.status}`;
+  } catch (cause) {
+    error = describe(cause);
+  }
+  return { statusCode, error, durationMs: Math.round(performance.now() - started) };
 }
 
 /** A one-line reason for a failed request (the cause's code when there is one, e.g. ECONNREFUSED). */

@@ -76,7 +76,8 @@ export function getQuests(
   return readSnapshot(db, (trx) => gameProgress(trx, catalog, userId, now));
 }
 
-async function gameProgress(
+/** getQuests inside a snapshot the caller holds (the admin's fan page reads it with the rest). */
+export async function gameProgress(
   db: Kysely<Database>,
   catalog: Catalog,
   userId: string,

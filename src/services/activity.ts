@@ -1,6 +1,6 @@
 import { findRecordedEvents, type ActivityEntry } from '../../db/queries/activity.js';
 import { archivedAmong } from '../../db/queries/season-archives.js';
-import { ensureUsers } from '../../db/queries/users.js';
+import { ensureUsers, findUserIds } from '../../db/queries/users.js';
 import {
   ledgerEntries,
   pointsAndBoards,
@@ -20,6 +20,7 @@ import {
   isRejection,
   planFanEvents,
   reversalKey,
+  unknownSubjectRejection,
   usageKey,
   type AcceptedEvent,
   type CompletedQuest,
@@ -27,6 +28,7 @@ import {
   type FanActivityPlan,
   type SentEvent,
 } from '../domain/activity.js';
+import { isAccount } from '../domain/accounts.js';
 import { ALL_TIME_BOARD, seasonBoards, writeBoards } from '../domain/boards.js';
 import type { Catalog } from '../domain/catalog.js';
 import {
@@ -38,7 +40,11 @@ import {
 import { pointsMove, type Award } from '../domain/ledger.js';
 import { currentPeriods, periodAt } from '../domain/periods.js';
 import { QuestBook } from '../domain/quests.js';
+import { isDatabaseUnavailable } from '../../db/queries/errors.js';
 import { AppError } from '../app-error.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { takeUpTo, type RateLimiter } from '../rate-limit.js';
 import { metrics } from '../metrics.js';
 import type { WriteDeps } from './profile.js';
 import { applyFanWrite, backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-retry.js';
@@ -51,7 +57,11 @@ import { applyFanWrite, backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-r
 
 /** What the events path needs besides the write path's collaborators. */
 export interface ActivityDeps extends WriteDeps {
-  config: WriteDeps['config'] & { activity: { maxAgeHours: number } };
+  config: WriteDeps['config'] & { activity: Config['activity'] };
+  /** Counts the users each client's events create (EVENT_NEW_SUBJECTS_PER_MINUTE); absent: no limit. */
+  newSubjectLimiter?: RateLimiter | undefined;
+  /** Where a fan's failed write is reported (its events answer INTERNAL). */
+  logger: Pick<Logger, 'error'>;
   /** Told each fan written (read-your-writes, the shared first pages: AppDeps.wrote). */
   wrote?: (userId: string) => void;
 }
@@ -118,15 +128,23 @@ export async function recordEvents(
     byFan.set(event.subject, fan);
   });
 
-  const userIds = await ensureUsers(deps.db, sender.issuer, [...byFan.keys()]);
-  const fans = [...byFan].map(([subject, accepted]) => ({
-    userId: userIds.get(subject)!,
-    events: accepted,
-  }));
-  await eachLimited(fans, FAN_CONCURRENCY, async (fan) => {
-    for (const [index, result] of await recordFanEvents(deps, catalog, sender, fan, now)) {
-      results[index] = result;
+  const { userIds, refused } = await fansOf(deps, sender, [...byFan.keys()]);
+  const fans = [...byFan].flatMap(([subject, accepted]) => {
+    const rejection = refused.get(subject);
+    if (rejection) {
+      for (const event of accepted) results[event.index] = rejected(event.id, rejection);
+      return [];
     }
+    return [{ userId: userIds.get(subject)!, events: accepted }];
+  });
+  await eachLimited(fans, FAN_CONCURRENCY, async (fan) => {
+    let answers: Map<number, EventResult>;
+    try {
+      answers = await recordFanEvents(deps, catalog, sender, fan, now);
+    } catch (error) {
+      answers = notWritten(deps, fan, error);
+    }
+    for (const [index, result] of answers) results[index] = result;
   });
 
   // A repeat of an id within the batch: the first one's answer, if it is the same event.
@@ -144,6 +162,64 @@ export async function recordEvents(
     metrics.event(result!.status, result!.status === 'rejected' ? result!.error.code : '');
   }
   return results.map((result) => result!);
+}
+
+/**
+ * The users of the batch's subjects (docs/ACTIVITY.md, "Fans the service has
+ * not seen"): those that have one, and a new user for each other subject —
+ * unless the deployment refuses unknown subjects, or the sender has created
+ * as many new fans this minute as it may (the first ones in batch order get
+ * theirs). A refused subject's events are rejected, and nothing is created.
+ */
+async function fansOf(
+  deps: ActivityDeps,
+  sender: Sender,
+  subjects: readonly string[],
+): Promise<{ userIds: Map<string, string>; refused: Map<string, Rejection> }> {
+  const userIds = await findUserIds(deps.db, sender.issuer, subjects);
+  const unknown = subjects.filter((subject) => !userIds.has(subject));
+  const { unknownSubjects, newSubjectsPerMinute } = deps.config.activity;
+  let admitted = unknown.length;
+  if (unknown.length > 0 && unknownSubjects === 'reject') admitted = 0;
+  else if (unknown.length > 0 && deps.newSubjectLimiter) {
+    admitted = await takeUpTo(deps.newSubjectLimiter, sender.clientId, unknown.length);
+  }
+  const rejection = unknownSubjectRejection(
+    unknownSubjects === 'reject' ? { refused: true } : { perMinute: newSubjectsPerMinute },
+  );
+  const refused = new Map(unknown.slice(admitted).map((subject) => [subject, rejection]));
+  for (const [subject, id] of await ensureUsers(
+    deps.db,
+    sender.issuer,
+    unknown.slice(0, admitted),
+  )) {
+    userIds.set(subject, id);
+  }
+  return { userIds, refused };
+}
+
+/**
+ * One fan's events when their write failed: nothing of them was written (one
+ * statement), and the other fans' results stand, so each of these events is
+ * answered on its own — UNAVAILABLE for a write that may land if sent again
+ * (too many simultaneous writes, the fan deleted meanwhile), INTERNAL
+ * (logged) for anything else — instead of failing the batch, whose other
+ * events a resend could then never learn. The database being unreachable
+ * is no one fan's problem: the whole batch answers 503.
+ */
+function notWritten(
+  deps: Pick<ActivityDeps, 'logger'>,
+  fan: { userId: string; events: AcceptedEvent[] },
+  error: unknown,
+): Map<number, EventResult> {
+  if (isDatabaseUnavailable(error)) throw error;
+  const retry = error instanceof AppError && error.code === 'UNAVAILABLE';
+  if (!retry)
+    deps.logger.error({ err: error, userId: fan.userId }, 'a fan’s events were not written');
+  const rejection: Rejection = retry
+    ? { code: 'UNAVAILABLE', message: `Not recorded: ${error.message}` }
+    : { code: 'INTERNAL', message: 'Not recorded: an internal error (logged); send it again' };
+  return new Map(fan.events.map((event) => [event.index, rejected(event.id, rejection)]));
 }
 
 /** The answer to an id sent again: the stored result if the body is the same. */
@@ -206,10 +282,19 @@ async function recordFanEvents(
       for (const event of fresh) answers.set(event.index, rejected(event.id, fanBanned()));
       return answers;
     }
+    // Before onboarding the points are kept in the ledger; the boards come at onboarding.
+    const boards = state.user.onboardedAt !== null ? writeBoards(now) : [];
     const plan = planFanEvents({
       catalog,
       clientId: sender.clientId,
-      state: { usage: state.usage, quests: state.quests, streaks: state.streaks },
+      state: {
+        usage: state.usage,
+        quests: state.quests,
+        streaks: state.streaks,
+        balance: state.points,
+        entries: new Map([...state.entries].map(([board, entry]) => [board, entry.points])),
+      },
+      boards,
       events: fresh,
       now,
     });
@@ -222,7 +307,7 @@ async function recordFanEvents(
     }
     if (plan.recorded.length === 0) return answers;
 
-    const { write, balances } = activityWrite(state, sender, plan, now);
+    const { write, balances } = activityWrite(state, sender, plan, boards, now);
     const result = await applyFanWrite(deps, 'events', write);
     switch (result.outcome) {
       case 'written':
@@ -290,20 +375,20 @@ function fanScope(
 }
 
 /**
- * The fan's write: the ledger entries of every award, on the boards of `now`
- * once the fan is onboarded (before, the points are kept in the ledger and
- * reach the boards at onboarding); the quests, streaks and events rows; and
- * the announcements, each event's followed by what it completed.
+ * The fan's write: the ledger entries of every award, on `boards` (those of
+ * `now` once the fan is onboarded; before, none: the points are kept in the
+ * ledger and reach the boards at onboarding); the quests, streaks and events
+ * rows; and the announcements, each event's followed by what it completed.
  */
 function activityWrite(
   state: UserState,
   sender: Sender,
   plan: FanActivityPlan,
+  boards: readonly string[],
   now: Date,
 ): { write: UserWritePlan; balances: Map<string, number> } {
   const { recorded } = plan;
   const onBoards = state.user.onboardedAt !== null;
-  const boards = onBoards ? writeBoards(now) : [];
   const moves = plan.awards.map((award) => pointsMove(award, boards));
   const placed = onBoards
     ? pointsAndBoards(state, moves, { teamBoards: [], teamChanged: false })
@@ -426,7 +511,8 @@ export async function reverseEvent(
       recorded: { clientId: sender.clientId, ids: [eventId] },
     });
     const event = state?.recorded.get(eventId);
-    if (!state || !event || event.userId !== state.user.id) {
+    // A deleted fan's events stay with their tombstone, which nothing is written for.
+    if (!state || !event || event.userId !== state.user.id || !isAccount(state.user)) {
       throw new AppError('NOT_FOUND', `The fan of event "${eventId}" no longer has an account`);
     }
     if (event.reversedAt !== null) {

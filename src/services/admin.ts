@@ -16,6 +16,7 @@ import {
 } from '../../db/queries/user-write/index.js';
 import type { AdminAuditRow } from '../../db/schema.js';
 import { AppError } from '../app-error.js';
+import { isAccount } from '../domain/accounts.js';
 import { ALL_TIME_BOARD } from '../domain/boards.js';
 import {
   DefinitionSchema,
@@ -25,7 +26,7 @@ import {
   type DefinitionKind,
 } from '../domain/catalog.js';
 import { pointsAwarded } from '../domain/events.js';
-import { pointsMove } from '../domain/ledger.js';
+import { pointsLimitError, pointsMove, withinPointsLimit } from '../domain/ledger.js';
 import { reverseEvent, type ActivityDeps, type ReversalResult } from './activity.js';
 import { applyFanWrite, backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-retry.js';
 
@@ -205,7 +206,7 @@ export async function adjustPoints(
       boards: [ALL_TIME_BOARD],
       periods: [],
     });
-    if (!state) throw fanNotFound(input.userId);
+    if (!state || !isAccount(state.user)) throw fanNotFound(input.userId);
     const earlier = await findLedgerEntry(deps.db, input.userId, key);
     if (earlier) {
       return { id: input.id, status: 'duplicate', points: earlier.delta, balance: state.points };
@@ -225,6 +226,9 @@ export async function adjustPoints(
       ? pointsAndBoards(state, moves, { teamBoards: [], teamChanged: false })
       : { credits: ledgerEntries(state.points, moves), boards: [] };
     const credit = placed.credits[0]!;
+    if (!withinPointsLimit([credit.balanceAfter, ...placed.boards.map((board) => board.points)])) {
+      throw pointsLimitError(`An adjustment of ${input.points}`);
+    }
     const event = pointsAwarded({ ...credit, source });
     const write: UserWritePlan = {
       ...unchangedPlan(state, deps.clock()),
@@ -285,7 +289,7 @@ export async function setBan(
       boards: [],
       periods: [],
     });
-    if (!state) throw fanNotFound(input.userId);
+    if (!state || !isAccount(state.user)) throw fanNotFound(input.userId);
     const bannedAt = state.user.bannedAt;
     if ((bannedAt !== null) === input.ban) {
       return { userId: state.user.id, banned: input.ban, bannedAt };

@@ -18,7 +18,7 @@ import type { CompiledStatements } from '../../db/statements.js';
 import { ALL_TIME_BOARD, seasonBoards, writeBoards } from '../domain/boards.js';
 import type { Catalog } from '../domain/catalog.js';
 import { pointsAwarded, questCompleted, type NewLiveEvent } from '../domain/events.js';
-import { pointsMove } from '../domain/ledger.js';
+import { pointsLimitError, pointsMove, withinPointsLimit } from '../domain/ledger.js';
 import { currentPeriods } from '../domain/periods.js';
 import { applyProfilePatch, EMPTY_PROFILE, type ProfilePatch } from '../domain/profile.js';
 import { planQuestSync, questAward, type QuestProgress } from '../domain/quests.js';
@@ -103,10 +103,11 @@ export async function onboard(
     onboard: true,
     historyLimit: POINTS_HISTORY_LIMIT,
   });
-  // A repeat that changed nothing sent no write: one read answers both.
+  // A repeat that changed nothing sent no write: one read answers both. A
+  // banned fan's entry is hidden from everyone else; they see where they stand.
   const leaderboardEntry =
     rank === undefined
-      ? await findRankedEntry(deps.db, userId)
+      ? await findRankedEntry(deps.db, userId, {}, { hidden: true })
       : {
           userId,
           handle: written.profile?.handle ?? null,
@@ -374,6 +375,9 @@ function planWrite(
     awards.map((award) => pointsMove(award, options.boards)),
     { teamBoards: options.boards, teamChanged: plan.team.changed, opening: options.opening },
   );
+  if (!withinPointsLimit([balance, ...boards.map((board) => board.points)])) {
+    throw pointsLimitError('The quests this write completes');
+  }
   plan.quests = sync.writes;
   plan.credits = credits;
   plan.boards = boards;

@@ -42,6 +42,8 @@ export interface AppDeps {
   userRateLimiter: RateLimiter | undefined;
   /** Per service client; absent when RATE_LIMIT_PER_SERVICE is 0. */
   serviceRateLimiter: RateLimiter | undefined;
+  /** The users each service client's events create; absent when EVENT_NEW_SUBJECTS_PER_MINUTE is 0. */
+  newSubjectLimiter: RateLimiter | undefined;
   userIds: UserIdResolver;
   /** Each user's state as this instance's last write of them left it (src/services/state-cache.ts). */
   userStates: UserStateCache;

@@ -270,6 +270,67 @@ export async function adminRetireWebhookEndpoint() {
   return data;
 }
 
+export async function adminFindFans() {
+  const { data } = await api.adminFindFans.query({ query: '@alice' });
+  assertType<
+    Equal<
+      (typeof data.fans)[number]['matchedBy'][number],
+      'id' | 'subject' | 'handle' | 'handle_prefix'
+    >
+  >();
+  return data.fans;
+}
+
+export async function adminFan() {
+  const { data } = await api.adminFan.query({ userId: '3f6c2a9e-8b1d-4c57-9e2a-7d4b1f0c6a35' });
+  assertType<Equal<(typeof data.boards)[number]['rank'], number | null>>();
+  assertType<Equal<typeof data.fan.bannedAt, string | null>>();
+  return data.ledger.entries;
+}
+
+export async function adminFanPoints() {
+  const { data } = await api.adminFanPoints.query({
+    userId: '3f6c2a9e-8b1d-4c57-9e2a-7d4b1f0c6a35',
+    limit: 20,
+  });
+  assertType<Equal<typeof data.nextCursor, string | null>>();
+  return data.entries;
+}
+
+export async function adminFanEvents() {
+  const { data } = await api.adminFanEvents.query({
+    userId: '3f6c2a9e-8b1d-4c57-9e2a-7d4b1f0c6a35',
+  });
+  assertType<Equal<(typeof data.entries)[number]['reversedAt'], string | null>>();
+  return data.entries;
+}
+
+export async function adminWebhookDeliveries() {
+  const { data } = await api.adminWebhookDeliveries.query({
+    id: '3f6c2a9e-8b1d-4c57-9e2a-7d4b1f0c6a35',
+    outcome: 'gave_up',
+  });
+  assertType<Equal<(typeof data.entries)[number]['outcome'], 'delivered' | 'failed' | 'gave_up'>>();
+  return data.entries;
+}
+
+export async function adminRedeliverWebhook() {
+  const { data } = await api.adminRedeliverWebhook.mutate({
+    id: '3f6c2a9e-8b1d-4c57-9e2a-7d4b1f0c6a35',
+    eventId: '48213',
+  });
+  assertType<Equal<typeof data.status, 'queued' | 'already_queued'>>();
+  return data;
+}
+
+export async function adminTestWebhookEndpoint() {
+  const { data } = await api.adminTestWebhookEndpoint.mutate({
+    id: '3f6c2a9e-8b1d-4c57-9e2a-7d4b1f0c6a35',
+  });
+  assertType<Equal<typeof data.statusCode, number | null>>();
+  return data;
+}
+
 /** Subscriptions go over Server-Sent Events (createClient's httpSubscriptionLink). */
 export function myEvents() {
   return api.myEvents.subscribe(

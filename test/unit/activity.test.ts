@@ -8,6 +8,7 @@ import {
   type AcceptedEvent,
   type FanActivityState,
 } from '../../src/domain/activity.js';
+import { MAX_POINTS } from '../../src/domain/ledger.js';
 import { periodAt } from '../../src/domain/periods.js';
 import { defaultCatalog } from '../helpers/catalog.js';
 
@@ -17,6 +18,8 @@ const empty: FanActivityState = {
   usage: new Map(),
   quests: new Map(),
   streaks: new Map(),
+  balance: 0,
+  entries: new Map(),
 };
 
 function accept(
@@ -83,6 +86,7 @@ describe('planFanEvents', () => {
     const plan = planFanEvents({
       catalog,
       clientId: 'svc',
+      boards: [],
       state: empty,
       events: accept([
         { id: 'p1', type: 'prediction_correct' },
@@ -109,6 +113,7 @@ describe('planFanEvents', () => {
     const plan = planFanEvents({
       catalog,
       clientId: 'svc',
+      boards: [],
       state,
       events: accept([
         { id: 'c1', type: 'match_checkin' },
@@ -126,6 +131,7 @@ describe('planFanEvents', () => {
     const reads = planFanEvents({
       catalog,
       clientId: 'svc',
+      boards: [],
       state: empty,
       events: accept([
         { id: 'r1', type: 'article_read', value: 19 },
@@ -141,6 +147,7 @@ describe('planFanEvents', () => {
     const plan = planFanEvents({
       catalog,
       clientId: 'svc',
+      boards: [],
       state: empty,
       events: accept([
         { id: 'c1', type: 'match_checkin' },
@@ -161,5 +168,97 @@ describe('planFanEvents', () => {
       'event:svc:c2',
       'quest:matchday_regular:2026-W48',
     ]);
+  });
+
+  it('rejects whole the event whose awards would pass MAX_POINTS, its quest progress and cap use undone', () => {
+    // Two check-ins complete matchday_regular (30): the second event earns 10 + 30.
+    const state = { ...empty, balance: MAX_POINTS - 45 };
+    const plan = planFanEvents({
+      catalog,
+      clientId: 'svc',
+      state,
+      boards: [],
+      events: accept([
+        { id: 'c1', type: 'match_checkin' },
+        { id: 'c2', type: 'match_checkin' },
+        { id: 'c3', type: 'match_checkin' },
+        { id: 'r1', type: 'article_read', value: 2 },
+      ]),
+      now,
+    });
+    const outcomes = [...plan.outcomes.values()].map((o) =>
+      o.status === 'rejected' ? o.rejection.code : o.status,
+    );
+    expect(outcomes).toEqual([
+      'recorded',
+      'POINTS_LIMIT_REACHED',
+      'POINTS_LIMIT_REACHED',
+      'recorded',
+    ]);
+    // Nothing of c2 or c3 stays: the weekly quest counts one check-in, no tier was reached.
+    const quest = plan.quests.plan().writes.find((q) => q.questId === 'matchday_regular');
+    expect(quest).toMatchObject({ progress: 1, tiersReached: 0 });
+    expect(plan.quests.plan().reached.map((t) => t.key)).toEqual([]);
+    expect(plan.awards.map((a) => [a.key, a.delta])).toEqual([
+      ['event:svc:c1', 10],
+      ['event:svc:r1', 2],
+    ]);
+    const streak = plan.streaks.plan();
+    expect(streak.events.filter((e) => e.type === 'streak_extended')).toHaveLength(1);
+    // A refused first check-in of the day leaves the streak and the weekly quest as stored.
+    const first = planFanEvents({
+      catalog,
+      clientId: 'svc',
+      state: { ...empty, balance: MAX_POINTS - 5 },
+      boards: [],
+      events: accept([
+        { id: 'c1', type: 'match_checkin' },
+        { id: 'r1', type: 'article_read', value: 2 },
+      ]),
+      now,
+    });
+    expect(first.recorded.map((r) => r.event.id)).toEqual(['r1']);
+    expect(first.streaks.plan()).toEqual({ writes: [], events: [], milestones: [] });
+    expect(first.quests.plan().writes.map((q) => q.questId)).not.toContain('matchday_regular');
+    // Exactly at the limit is allowed.
+    const exact = planFanEvents({
+      catalog,
+      clientId: 'svc',
+      state: { ...empty, balance: MAX_POINTS - 25 },
+      boards: [],
+      events: accept([{ id: 'p1', type: 'prediction_correct' }]),
+      now,
+    });
+    expect(exact.recorded.map((r) => r.event.id)).toEqual(['p1']);
+  });
+
+  it('checks every board entry the awards move, not only the balance', () => {
+    // A season entry can hold more than the balance (an adjustment takes points off the balance only).
+    const plan = planFanEvents({
+      catalog,
+      clientId: 'svc',
+      state: { ...empty, balance: 1_000, entries: new Map([['week:2026-W48', MAX_POINTS - 20]]) },
+      boards: ['all', 'week:2026-W48', 'month:2026-11'],
+      events: accept([
+        { id: 'p1', type: 'prediction_correct' },
+        { id: 'r1', type: 'article_read', value: 5 },
+      ]),
+      now,
+    });
+    expect(
+      [...plan.outcomes.values()].map((o) =>
+        o.status === 'rejected' ? o.rejection.code : o.status,
+      ),
+    ).toEqual(['POINTS_LIMIT_REACHED', 'recorded']);
+    // Without that board the same event is recorded.
+    const elsewhere = planFanEvents({
+      catalog,
+      clientId: 'svc',
+      state: { ...empty, balance: 1_000, entries: new Map([['week:2026-W48', MAX_POINTS - 20]]) },
+      boards: ['all'],
+      events: accept([{ id: 'p1', type: 'prediction_correct' }]),
+      now,
+    });
+    expect(elsewhere.recorded).toHaveLength(1);
   });
 });

@@ -10,7 +10,12 @@ import {
 describe('loadConfig', () => {
   it('defaults to the development identity provider and embedded database', () => {
     const config = loadConfig({});
-    expect(config.auth).toEqual({ kind: 'dev', issuer: DEV_ISSUER, audience: [] });
+    expect(config.auth).toEqual({
+      kind: 'dev',
+      issuer: DEV_ISSUER,
+      audience: [],
+      maxTokenLifetimeSeconds: 86_400,
+    });
     expect(config.databaseUrl).toBeUndefined();
     expect(config.port).toBe(3000);
     expect(config.dataDir).toMatch(/\.data$/);
@@ -77,6 +82,41 @@ describe('loadConfig', () => {
     expect(loadConfig({ RATE_LIMIT_PER_SERVICE: '0' }).rateLimit.perService).toBe(0);
     expect(() => loadConfig({ RATE_LIMIT_PER_SERVICE: '-1' })).toThrow(/RATE_LIMIT_PER_SERVICE/);
     expect(() => loadConfig({ RATE_LIMIT_PER_SERVICE: 'lots' })).toThrow(/RATE_LIMIT_PER_SERVICE/);
+  });
+
+  it('takes events at most a day back, 600 new fans a minute per client, creating unknown subjects, unless told otherwise', () => {
+    expect(loadConfig({}).activity).toEqual({
+      maxAgeHours: 24,
+      newSubjectsPerMinute: 600,
+      unknownSubjects: 'create',
+    });
+    expect(
+      loadConfig({
+        EVENT_MAX_AGE_HOURS: '72',
+        EVENT_NEW_SUBJECTS_PER_MINUTE: '0',
+        EVENT_UNKNOWN_SUBJECTS: 'Reject',
+      }).activity,
+    ).toEqual({ maxAgeHours: 72, newSubjectsPerMinute: 0, unknownSubjects: 'reject' });
+    for (const [name, bad] of [
+      ['EVENT_MAX_AGE_HOURS', '0'],
+      ['EVENT_MAX_AGE_HOURS', '745'],
+      ['EVENT_NEW_SUBJECTS_PER_MINUTE', '-1'],
+      ['EVENT_UNKNOWN_SUBJECTS', 'ignore'],
+    ] as const) {
+      expect(() => loadConfig({ [name]: bad })).toThrow(new RegExp(name));
+    }
+  });
+
+  it('limits tokens to 24 h from iat to exp unless AUTH_MAX_TOKEN_LIFETIME_SECONDS says otherwise', () => {
+    expect(loadConfig({}).auth.maxTokenLifetimeSeconds).toBe(86_400);
+    expect(
+      loadConfig({ AUTH_MAX_TOKEN_LIFETIME_SECONDS: '3600' }).auth.maxTokenLifetimeSeconds,
+    ).toBe(3600);
+    for (const bad of ['59', '2678401', 'a day']) {
+      expect(() => loadConfig({ AUTH_MAX_TOKEN_LIFETIME_SECONDS: bad })).toThrow(
+        /AUTH_MAX_TOKEN_LIFETIME_SECONDS/,
+      );
+    }
   });
 
   it("names the write path's statements unless DATABASE_PREPARED_STATEMENTS is off", () => {
@@ -201,6 +241,7 @@ describe('loadConfig', () => {
       kind: 'oidc',
       issuer: 'https://idp.example',
       audience: ['api'],
+      maxTokenLifetimeSeconds: 86_400,
     });
     for (const host of ['localhost', '127.0.0.1', '127.8.9.10', '[::1]', '[::ffff:127.0.0.1]']) {
       const base = `http://${host}:8080`;

@@ -4,6 +4,7 @@ import {
   advanceQuest,
   instanceKey,
   planQuestSync,
+  PROGRESS_CEILING,
   questAwardKey,
   questInstance,
   questProgress,
@@ -207,6 +208,10 @@ describe('tiers and repeats', () => {
     const fell = advanceQuest(instance, done.after, 3, now);
     expect(fell.reached).toEqual([]);
     expect(fell.after).toMatchObject({ progress: 3, tiersReached: 3, status: 'completed' });
+    // Progress is stored in an integer column: a sum goal's total stops at the ceiling.
+    const huge = advanceQuest(instance, done.after, PROGRESS_CEILING + 1_000_000, now);
+    expect(huge.after.progress).toBe(PROGRESS_CEILING);
+    expect(PROGRESS_CEILING).toBeLessThan(2 ** 31);
   });
 
   it('keys awards by period, so a repeating quest earns again next period and never twice in one', () => {

@@ -129,6 +129,74 @@ describe('authentication — refused with 401', () => {
   });
 });
 
+describe('authentication — token lifetime (AUTH_MAX_TOKEN_LIFETIME_SECONDS)', () => {
+  const day = 86_400;
+  const patch = (token: string) =>
+    app.request('PATCH', '/api/user', { token, body: { name: 'Lifetime' } });
+
+  it.each([
+    [
+      'a token issued now that expires in the year 2200',
+      () => ({ iat: now(), exp: 7_258_118_400 }),
+    ],
+    ['a day and a minute, iat to exp', () => ({ iat: now() - 60, exp: now() + day })],
+    ['no iat, expiring in a week', () => ({ iat: undefined, exp: now() + 7 * day })],
+    [
+      'an iat in the future, expiring in a week',
+      () => ({ iat: now() + 6 * day, exp: now() + 7 * day }),
+    ],
+  ])('refuses %s (default: 24 h), on REST and tRPC', async (_, claims) => {
+    const subject = uniqueSubject('lifetime');
+    const token = await issuer.sign(subject, { aud: 'fan-app', ...claims() });
+    const response = await expect401({ authorization: `Bearer ${token}` });
+    expect(response.body.error.message).toMatch(/valid for longer than this service accepts/);
+    await expect(app.trpc(token).me.query()).rejects.toMatchObject({
+      data: { errorCode: 'UNAUTHENTICATED', httpStatus: 401 },
+    });
+    const users = await app.db
+      .selectFrom('users')
+      .select('id')
+      .where('subject', '=', subject)
+      .execute();
+    expect(users).toEqual([]);
+  });
+
+  it.each([
+    ['exactly 24 h, iat to exp', () => ({ iat: now(), exp: now() + day })],
+    ['issued 20 h ago, valid for 24 h', () => ({ iat: now() - 20 * 3600, exp: now() + 4 * 3600 })],
+    ['no iat, expiring in an hour', () => ({ iat: undefined, exp: now() + 3600 })],
+  ])('accepts %s', async (_, claims) => {
+    const response = await patch(
+      await issuer.sign(uniqueSubject(), { aud: 'fan-app', ...claims() }),
+    );
+    expect(response.status, response.text).toBe(200);
+  });
+
+  it('holds for service tokens too, and follows the configured limit', async () => {
+    const other = await startTestApp({
+      database,
+      issuer,
+      env: { AUTH_MAX_TOKEN_LIFETIME_SECONDS: '600' },
+    });
+    try {
+      const short = await issuer.sign(uniqueSubject(), { iat: now(), exp: now() + 600 });
+      expect((await other.request('GET', '/api/user', { token: short })).status).toBe(200);
+      const long = await issuer.sign(uniqueSubject(), { iat: now(), exp: now() + 3600 });
+      const refused = await other.request('GET', '/api/user', { token: long });
+      expect(refused.status).toBe(401);
+      expect(refused.body.error.message).toContain('at most 600 s');
+      const service = await issuer.signService('lifetime-service', 'admin', {
+        iat: now(),
+        exp: now() + 3600,
+      });
+      const asService = await other.request('GET', '/api/admin/definitions', { token: service });
+      expect(asService.status).toBe(401);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('authentication — key sources over HTTP', () => {
   async function withApp(env: Record<string, string>, run: (app: TestApp) => Promise<void>) {
     const other = await startTestApp({ database, issuer, env });

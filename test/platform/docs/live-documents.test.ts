@@ -119,6 +119,7 @@ describe('openapi.json webhooks and asyncapi.json streams against the real thing
         'rank_changed',
         'streak_extended',
         'streak_lost',
+        'webhook_test',
       ].sort(),
     );
     for (const type of types) {
@@ -209,5 +210,25 @@ describe('openapi.json webhooks and asyncapi.json streams against the real thing
     const { 'webhook-signature': _signature, ...unsigned } = first!.headers;
     expect(headerProblems(first!.event.type, unsigned)).toEqual(['webhook-signature missing']);
     expect(webhookBody('resync')).toBeUndefined();
+  });
+
+  it('an admin’s test event matches its document', async () => {
+    const admin = await app.serviceToken('ops-console', 'admin');
+    const list = await app.request('GET', '/api/admin/webhook-endpoints', { token: admin });
+    const endpoint = list.body.data.endpoints.find((e: Json) => e.source === 'config');
+    const tested = await app.request('POST', `/api/admin/webhook-endpoints/${endpoint.id}/test`, {
+      token: admin,
+      body: {},
+    });
+    expect(tested.status, tested.text).toBe(200);
+    const delivery = received.find(
+      ({ headers }) => headers['webhook-id'] === tested.body.data.eventId,
+    );
+    expect(delivery).toBeDefined();
+    const event = JSON.parse(delivery!.body) as Json;
+    const validate = webhookBody('webhook_test')!;
+    expect(validate(event), openapiAjv.errorsText(validate.errors)).toBe(true);
+    expect(headerProblems('webhook_test', delivery!.headers)).toEqual([]);
+    expect(validate({ ...event, data: {} })).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_PATH } from '../../../scripts/openapi.js';
 import { listOperations } from '../../../src/openapi.js';
@@ -52,18 +53,45 @@ async function concretePath(path: string): Promise<string> {
     .replace('{userId}', fan.id);
 }
 
-/** `path` with its parameters filled in with something that exists (made with `token`). */
-async function pathFor(path: string, token: string): Promise<string> {
+/**
+ * `path` with its parameters filled in with something that exists (made with `token`); for a
+ * redelivery, the endpoint was sent the example's event before (a delivery it logged).
+ */
+async function pathFor(path: string, token: string, value: unknown): Promise<string> {
   if (path.startsWith('/api/admin/webhook-endpoints/{id}')) {
     const created = await app.request('POST', '/api/admin/webhook-endpoints', {
       token,
       body: { url: 'https://hooks.example.com/examples' },
     });
     expect(created.status).toBe(201);
-    return path.replace('{id}', created.body.data.endpoint.id as string);
+    const endpointId = created.body.data.endpoint.id as string;
+    if (path.endsWith('/redeliveries')) await deliveredBefore(endpointId, value);
+    return path.replace('{id}', endpointId);
   }
   expect(path).not.toContain('{');
   return path;
+}
+
+/** The example's event in the outbox, and one attempt at it in the endpoint's log. */
+async function deliveredBefore(endpointId: string, value: unknown) {
+  const { eventId } = value as { eventId: string };
+  const user = await app.db.selectFrom('users').select('id').executeTakeFirstOrThrow();
+  await sql`INSERT INTO live_events (id, user_id, type, payload, webhook_next_at)
+    OVERRIDING SYSTEM VALUE VALUES (${eventId}, ${user.id}, 'quest_completed', '{}', NULL)
+    ON CONFLICT (id) DO NOTHING`.execute(app.db);
+  await app.db
+    .insertInto('webhookDeliveries')
+    .values({
+      eventId,
+      endpointId,
+      eventType: 'quest_completed',
+      attempt: 1,
+      outcome: 'delivered',
+      statusCode: 200,
+      error: null,
+      durationMs: 12,
+    })
+    .execute();
 }
 
 describe('the request examples in openapi.json', () => {
@@ -81,10 +109,14 @@ describe('the request examples in openapi.json', () => {
         const sender = await app.serviceToken('checkin-service', 'events:write');
         await app.request('POST', '/api/events', { token: sender, body: eventsExample });
       }
-      const response = await app.request(method, await pathFor(await concretePath(path), token), {
-        token,
-        body: value,
-      });
+      const response = await app.request(
+        method,
+        await pathFor(await concretePath(path), token, value),
+        {
+          token,
+          body: value,
+        },
+      );
       expect(successes).toContain(response.status);
       expect(response.body.success).toBe(true);
     },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TRPCClientError } from '@trpc/client';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { assertResponseConforms } from '../../helpers/openapi-conformance.js';
 import { FACES, reader, type Face } from '../../helpers/reads.js';
 import { route } from '../../helpers/routes.js';
 import { useTestApp } from '../../helpers/test-app.js';
@@ -163,6 +164,34 @@ describe.each(FACES)('field rules over %s', (face) => {
       .where('p.profileUrl', '=', 'https://example.com/a%20b')
       .execute();
     expect(row.length).toBeGreaterThan(0);
+  });
+
+  it('stores profileUrl as an RFC 3986 URI: what the WHATWG form leaves that RFC 3986 forbids is percent-encoded', async () => {
+    for (const [sent, stored] of [
+      ['https://example.com/a[b]', 'https://example.com/a%5Bb%5D'],
+      ['https://example.com/a|b^c', 'https://example.com/a%7Cb%5Ec'],
+      [
+        'https://example.com/search?tags[]=derby&q={x}',
+        'https://example.com/search?tags%5B%5D=derby&q=%7Bx%7D',
+      ],
+      ['https://example.com/a`b%zz', 'https://example.com/a%60b%25zz'],
+      ['https://example.com/p#one#two', 'https://example.com/p#one%23two'],
+      ['https://example.com/a%5Bb', 'https://example.com/a%5Bb'],
+    ] as const) {
+      // REST: app.request checks the answer against openapi.json, formats included (format: uri).
+      const result = await write('updateUser', token, { profileUrl: sent });
+      expect(result, sent).toMatchObject({ ok: true, data: { profileUrl: stored } });
+      if (!result.ok) continue;
+      // tRPC: the same data, checked as the document's answer of PATCH /api/user.
+      assertResponseConforms({
+        method: 'PATCH',
+        url: '/api/user',
+        status: 200,
+        headers: new Headers({ 'content-type': 'application/json' }),
+        text: JSON.stringify({ success: true, data: result.data }),
+      });
+      expect(new URL(stored).href, 'the stored form parses to itself').toBe(stored);
+    }
   });
 
   it.each([
