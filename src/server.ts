@@ -7,7 +7,7 @@ import { createAuthVerifier } from './auth/key-sources.js';
 import { loadConfigOrExit, unknownVariables } from './config.js';
 import { hardenServer } from './http/client-error.js';
 import { createLive } from './live/service.js';
-import { createLogger } from './logger.js';
+import { createLogger, flushLogs } from './logger.js';
 import { metrics, metricsServer, trackOutbox, trackPool, trackReplica } from './metrics.js';
 import { connectRateLimitStore } from './rate-limit.js';
 import { stopTracing, tracingConfigured, tracingEnabled } from './telemetry/tracing.js';
@@ -143,6 +143,7 @@ async function main(): Promise<void> {
       logger.warn({ err }, 'tracing: final export failed'),
     );
     logger.info('stopped');
+    await flushLogs(logger);
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

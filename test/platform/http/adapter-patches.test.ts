@@ -7,11 +7,16 @@ import { z } from 'zod';
 import { useTestApp } from '../../helpers/test-app.js';
 
 /**
- * What patches/trpc-to-openapi+*.patch changes in the REST face's abort
- * signal (docs/upstream/trpc-to-openapi-signal.md): the adapter makes the
- * signal alone instead of converting every request into a Fetch Request and
- * keeping its `.signal`. These fail if the patch stops taking effect;
- * test/unit/patches.test.ts fails if it stops applying.
+ * What the patches of the faces' adapters change (docs/PATCHES.md); these fail
+ * if a patch stops taking effect, test/unit/patches.test.ts if it stops
+ * applying.
+ *
+ * - patches/@trpc+server+*.patch: tRPC's node-http adapter sends an answer that
+ *   is whole (anything but a stream) in one write with its length, not chunk
+ *   by chunk through a WritableStream (docs/upstream/trpc-server-response.md).
+ * - patches/trpc-to-openapi+*.patch: the REST face makes its abort signal alone
+ *   instead of converting every request into a Fetch Request and keeping its
+ *   `.signal` (docs/upstream/trpc-to-openapi-signal.md).
  */
 
 const { app } = useTestApp();
@@ -36,6 +41,33 @@ async function countFetchObjects(run: () => Promise<void>) {
   }
   return counts;
 }
+
+describe('tRPC answers', () => {
+  it('a query, a mutation and a batch are sent whole, with their Content-Length', async () => {
+    const token = await app.token();
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const answers = [
+      await fetch(`${app.url}/trpc/updateUser`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ location: 'Faro' }),
+      }),
+      await fetch(`${app.url}/trpc/me`, { headers }),
+      await fetch(`${app.url}/trpc/me,quests?batch=1&input=${encodeURIComponent('{}')}`, {
+        headers,
+      }),
+      // An error answer too.
+      await fetch(`${app.url}/trpc/updateUser`, { method: 'POST', headers, body: '{}' }),
+    ];
+    for (const answer of answers) {
+      const body = Buffer.from(await answer.arrayBuffer());
+      expect(answer.headers.get('transfer-encoding'), answer.url).toBeNull();
+      expect(answer.headers.get('content-length'), answer.url).toBe(String(body.length));
+      expect(() => JSON.parse(body.toString('utf8'))).not.toThrow();
+    }
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 400]);
+  });
+});
 
 describe("the REST face's abort signal", () => {
   it('a REST call builds no Fetch Request: no Request, no Headers', async () => {
