@@ -86,6 +86,9 @@ export interface PointsLedgerTable {
 
 export type LedgerSource = 'quest' | 'event' | 'reversal' | 'streak' | 'adjustment';
 
+/** The all-time board's name: the board that keeps the balance (LeaderboardEntriesTable). */
+export const ALL_TIME_BOARD = 'all';
+
 /**
  * One entry per (board, user). Boards (db/queries/user-write/ writes them,
  * db/queries/rank.ts ranks them):
@@ -250,6 +253,11 @@ export interface HandleHistoryTable {
 }
 
 /** A quest's state as stored per user and period (a user_quests row without the user and clock). */
+/** A stored quest's key among a user's quests: its id, and its period when it repeats. */
+export function questKey(questId: string, period: string): string {
+  return period === '' ? questId : `${questId}@${period}`;
+}
+
 export interface StoredQuest {
   questId: string;
   /** The period's id for a repeating quest (`2026-11-25`, `2026-W48`, `2026-11`); '' for a one-time one. */

@@ -1,4 +1,5 @@
-import { recordEvents, reverseEvent } from '../src/services/activity.js';
+import { recordEvents } from '../src/services/activity.js';
+import { reverseEvent } from '../src/services/reversal.js';
 import { router, serviceProcedure } from '../src/trpc/init.js';
 import { ok } from './dto.js';
 import {

@@ -1,8 +1,7 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
-import type { Database } from '../schema.js';
+import { ALL_TIME_BOARD, type Database } from '../schema.js';
 import { teamKey as teamKeyOf } from '../team-key.js';
 import { rankExpression } from './rank.js';
-import { ALL_TIME_BOARD } from './user-write/index.js';
 
 /**
  * The leaderboard's one rank order: more points first, then whoever reached

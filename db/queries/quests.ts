@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, StoredQuest, StoredStreak } from '../schema.js';
-import { questKey } from './user-write/index.js';
+import { questKey, type Database, type StoredQuest, type StoredStreak } from '../schema.js';
 
 /**
  * The user's stored quests, by questKey: of the periods listed ('' for

@@ -3,7 +3,7 @@
  * the all-time board and the seasons the write's clock falls in — its ISO
  * week and its calendar month, both in UTC.
  */
-import { ALL_TIME_BOARD } from '../../db/queries/user-write/index.js';
+import { ALL_TIME_BOARD } from '../../db/schema.js';
 
 export { ALL_TIME_BOARD };
 

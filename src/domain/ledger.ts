@@ -1,4 +1,4 @@
-import type { PointsMove } from '../../db/queries/user-write/index.js';
+import type { PointsMove } from './placement.js';
 import { AppError } from '../app-error.js';
 
 /**

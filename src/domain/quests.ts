@@ -1,5 +1,4 @@
-import { questKey as instanceKey } from '../../db/queries/user-write/index.js';
-import type { ProfileFields, StoredQuest } from '../../db/schema.js';
+import { questKey as instanceKey, type ProfileFields, type StoredQuest } from '../../db/schema.js';
 import { filledFieldCount } from './profile.js';
 import type { Catalog, Goal, QuestDefinition, Versioned } from './catalog.js';
 import type { Award } from './ledger.js';

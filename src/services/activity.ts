@@ -2,9 +2,6 @@ import { findRecordedEvents, type ActivityEntry } from '../../db/queries/activit
 import { archivedAmong } from '../../db/queries/season-archives.js';
 import { ensureUsers, findUserIds } from '../../db/queries/users.js';
 import {
-  ledgerEntries,
-  pointsAndBoards,
-  readUserState,
   type LedgerCredit,
   type RecordedEventRow,
   type StateScope,
@@ -38,6 +35,7 @@ import {
   type NewLiveEvent,
 } from '../domain/events.js';
 import { pointsMove, type Award } from '../domain/ledger.js';
+import { placeMoves } from '../domain/placement.js';
 import { currentPeriods, periodAt } from '../domain/periods.js';
 import { QuestBook } from '../domain/quests.js';
 import { isDatabaseUnavailable } from '../../db/queries/errors.js';
@@ -47,7 +45,7 @@ import type { Logger } from '../logger.js';
 import { takeUpTo, type RateLimiter } from '../rate-limit.js';
 import { metrics } from '../metrics.js';
 import type { WriteDeps } from './profile.js';
-import { applyFanWrite, backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-retry.js';
+import { writeFan, writeFans, type FanWrite } from './fan-writes.js';
 
 /**
  * Points from activity (docs/ACTIVITY.md): a batch of events from another
@@ -82,9 +80,6 @@ export type EventResult =
       reversed: boolean;
     }
   | { id: string; status: 'rejected'; error: Rejection };
-
-/** How many fans of one batch are written at the same time (each write is one statement). */
-const FAN_CONCURRENCY = 4;
 
 /**
  * Records a batch: each event's result, in order. A batch is not
@@ -137,13 +132,13 @@ export async function recordEvents(
     }
     return [{ userId: userIds.get(subject)!, events: accepted }];
   });
-  await eachLimited(fans, FAN_CONCURRENCY, async (fan) => {
-    let answers: Map<number, EventResult>;
-    try {
-      answers = await recordFanEvents(deps, catalog, sender, fan, now);
-    } catch (error) {
-      answers = notWritten(deps, fan, error);
-    }
+  const written = await writeFans(
+    deps,
+    fans.map((fan) => fanEvents(deps, catalog, sender, fan, now)),
+    { writer: 'events' },
+  );
+  written.forEach((answer, i) => {
+    const answers = answer.ok ? answer.value : notWritten(deps, fans[i]!, answer.error);
     for (const [index, result] of answers) results[index] = result;
   });
 
@@ -251,92 +246,82 @@ function rejected(id: string, error: Rejection): EventResult {
 }
 
 /**
- * One fan's events: read the fan's state (with the cap windows the events
- * count in and any of their ids stored since the batch's lookup), plan, and
- * write in one statement guarded by the state's version; plan again when
- * another write of the fan landed first.
+ * One fan's events as a write of the engine (src/services/fan-writes.ts):
+ * read the fan's state (with the cap windows the events count in and any of
+ * their ids stored since the batch's lookup), plan, and write guarded by the
+ * state's version; planned again when another write of the fan landed first.
  */
-async function recordFanEvents(
+function fanEvents(
   deps: ActivityDeps,
   catalog: Catalog,
   sender: Sender,
   fan: { userId: string; events: AcceptedEvent[] },
   now: Date,
-): Promise<Map<number, EventResult>> {
-  const scope = fanScope(catalog, sender, fan.events, now);
-  for (let attempt = 1; ; attempt += 1) {
-    const state = await readUserState(deps.db, deps.statements, fan.userId, scope);
-    if (!state)
+): FanWrite<Map<number, EventResult>> {
+  return {
+    userId: fan.userId,
+    scope: fanScope(catalog, sender, fan.events, now),
+    gone: () => {
       throw new AppError(
         'UNAVAILABLE',
         'A fan was deleted while their events were recorded; retry',
         { retryAfterSeconds: 1 },
       );
-    const answers = new Map<number, EventResult>();
-    const fresh = fan.events.filter((event) => {
-      const stored = state.recorded.get(event.id);
-      if (stored) answers.set(event.index, replay(event.id, event.bodyHash, stored));
-      return !stored;
-    });
-    if (state.user.bannedAt !== null) {
-      for (const event of fresh) answers.set(event.index, rejected(event.id, fanBanned()));
-      return answers;
-    }
-    // Before onboarding the points are kept in the ledger; the boards come at onboarding.
-    const boards = state.user.onboardedAt !== null ? writeBoards(now) : [];
-    const plan = planFanEvents({
-      catalog,
-      clientId: sender.clientId,
-      state: {
-        usage: state.usage,
-        quests: state.quests,
-        streaks: state.streaks,
-        balance: state.points,
-        entries: new Map([...state.entries].map(([board, entry]) => [board, entry.points])),
-      },
-      boards,
-      events: fresh,
-      now,
-    });
-    for (const [index, outcome] of plan.outcomes) {
-      if (outcome.status === 'rejected')
-        answers.set(
-          index,
-          rejected(fan.events.find((e) => e.index === index)!.id, outcome.rejection),
-        );
-    }
-    if (plan.recorded.length === 0) return answers;
-
-    const { write, balances } = activityWrite(state, sender, plan, boards, now);
-    const result = await applyFanWrite(deps, 'events', write);
-    switch (result.outcome) {
-      case 'written':
-        for (const recorded of plan.recorded) {
-          answers.set(recorded.event.index, {
-            id: recorded.event.id,
-            status: 'recorded',
-            points: recorded.points,
-            balance: balances.get(recorded.event.id)!,
-            questsCompleted: recorded.questsCompleted,
-            reversed: false,
-          });
-        }
-        return answers;
-      case 'stale':
-      case 'event_taken':
-        if (attempt >= WRITE_ATTEMPTS) throw tooManyWrites('events');
-        await backOff(attempt);
-        break;
-      case 'gone':
-        throw new AppError(
-          'UNAVAILABLE',
-          'A fan was deleted while their events were recorded; retry',
-          { retryAfterSeconds: 1 },
-        );
-      case 'handle_taken':
-        throw new Error('an events write claimed a handle');
-    }
-  }
+    },
+    plan: (state) => {
+      const answers = new Map<number, EventResult>();
+      const fresh = fan.events.filter((event) => {
+        const stored = state.recorded.get(event.id);
+        if (stored) answers.set(event.index, replay(event.id, event.bodyHash, stored));
+        return !stored;
+      });
+      if (state.user.bannedAt !== null) {
+        for (const event of fresh) answers.set(event.index, rejected(event.id, fanBanned()));
+        return { answer: answers };
+      }
+      // Before onboarding the points are kept in the ledger; the boards come at onboarding.
+      const boards = state.user.onboardedAt !== null ? writeBoards(now) : [];
+      const plan = planFanEvents({
+        catalog,
+        clientId: sender.clientId,
+        state: {
+          usage: state.usage,
+          quests: state.quests,
+          streaks: state.streaks,
+          balance: state.points,
+          entries: new Map([...state.entries].map(([board, entry]) => [board, entry.points])),
+        },
+        boards,
+        events: fresh,
+        now,
+      });
+      for (const [index, outcome] of plan.outcomes) {
+        if (outcome.status === 'rejected')
+          answers.set(
+            index,
+            rejected(fan.events.find((e) => e.index === index)!.id, outcome.rejection),
+          );
+      }
+      if (plan.recorded.length === 0) return { answer: answers };
+      const { write, balances } = activityWrite(state, sender, plan, boards, now);
+      return {
+        write,
+        written: () => {
+          for (const recorded of plan.recorded) {
+            answers.set(recorded.event.index, {
+              id: recorded.event.id,
+              status: 'recorded',
+              points: recorded.points,
+              balance: balances.get(recorded.event.id)!,
+              questsCompleted: recorded.questsCompleted,
+              reversed: false,
+            });
+          }
+          return answers;
+        },
+      };
+    },
+  };
 }
 
 /**
@@ -390,9 +375,7 @@ function activityWrite(
   const { recorded } = plan;
   const onBoards = state.user.onboardedAt !== null;
   const moves = plan.awards.map((award) => pointsMove(award, boards));
-  const placed = onBoards
-    ? pointsAndBoards(state, moves, { teamBoards: [], teamChanged: false })
-    : { credits: ledgerEntries(state.points, moves), boards: [] };
+  const placed = placeMoves(state, onBoards, moves);
   const credits = new Map<string, LedgerCredit>(
     placed.credits.map((credit) => [credit.key, credit]),
   );
@@ -446,148 +429,4 @@ function activityWrite(
     rank: false,
   };
   return { write, balances };
-}
-
-/** Runs `task` over `items`, at most `limit` at a time; rejects with the first failure. */
-async function eachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  task: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await task(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-export interface ReversalResult {
-  id: string;
-  status: 'reversed' | 'already_reversed';
-  points: number;
-  balance: number;
-}
-
-/**
- * Reverses one of the sender's events (docs/ACTIVITY.md, "Reversal"): a
- * compensating ledger entry, never a deletion. The balance, the all-time
- * board and the fan's entries on the week and month boards the points
- * landed on (those of when the event was recorded, unless that season's
- * standings are already archived: archives are final) move back in the same
- * statement; quests counting the event's type lose its progress, and keep
- * what they reached. Idempotent: reversing it again changes nothing.
- */
-export async function reverseEvent(
-  deps: ActivityDeps,
-  sender: Sender,
-  eventId: string,
-  /** An admin reversing another client's event: kept in the audit log with the write. */
-  admin?: { actor: string; reason: string },
-): Promise<ReversalResult> {
-  const catalog = await deps.catalog.current();
-  const stored = (await findRecordedEvents(deps.db, sender.clientId, [eventId])).get(eventId);
-  if (!stored) {
-    throw new AppError(
-      'NOT_FOUND',
-      `No event "${eventId}" was recorded from client "${sender.clientId}"`,
-    );
-  }
-  const seasons = seasonBoards(stored.recordedAt);
-  const archived = await archivedAmong(deps.db, [seasons.week, seasons.month]);
-  for (let attempt = 1; ; attempt += 1) {
-    const now = deps.clock();
-    // The state first, then the event in the same snapshot: a reversal that
-    // lands after this read moves the version, and this one plans again.
-    const state = await readUserState(deps.db, deps.statements, stored.userId, {
-      boards: [ALL_TIME_BOARD, seasons.week, seasons.month],
-      periods: [
-        ...new Set([
-          '',
-          ...(['day', 'week', 'month'] as const).map(
-            (kind) => periodAt(kind, stored.occurredAt).id,
-          ),
-        ]),
-      ],
-      recorded: { clientId: sender.clientId, ids: [eventId] },
-    });
-    const event = state?.recorded.get(eventId);
-    // A deleted fan's events stay with their tombstone, which nothing is written for.
-    if (!state || !event || event.userId !== state.user.id || !isAccount(state.user)) {
-      throw new AppError('NOT_FOUND', `The fan of event "${eventId}" no longer has an account`);
-    }
-    if (event.reversedAt !== null) {
-      return { id: eventId, status: 'already_reversed', points: 0, balance: state.points };
-    }
-    if (state.points < event.points) {
-      throw new AppError(
-        'INSUFFICIENT_BALANCE',
-        `Reversing "${eventId}" would take the fan's balance below 0: adjust it first`,
-      );
-    }
-    const onBoards = state.user.onboardedAt !== null;
-    const boards = onBoards
-      ? [ALL_TIME_BOARD, seasons.week, seasons.month].filter(
-          (board) => board === ALL_TIME_BOARD || (state.entries.has(board) && !archived.has(board)),
-        )
-      : [];
-    const awards: Award[] =
-      event.points === 0
-        ? []
-        : [
-            {
-              key: reversalKey(sender.clientId, eventId),
-              delta: -event.points,
-              source: { kind: 'reversal', type: event.type, clientId: sender.clientId, eventId },
-            },
-          ];
-    const moves = awards.map((award) => pointsMove(award, boards));
-    const placed = onBoards
-      ? pointsAndBoards(state, moves, { teamBoards: [], teamChanged: false })
-      : { credits: ledgerEntries(state.points, moves), boards: [] };
-    const quests = new QuestBook(catalog, state.quests);
-    quests.recordEvent(event.type, event.value, event.occurredAt, now, -1);
-    const credit = placed.credits[0];
-    const write: UserWritePlan = {
-      ...unchangedPlan(state, now),
-      boards: placed.boards,
-      quests: quests.plan().writes,
-      credits: placed.credits,
-      activity: { recorded: [], reversed: { clientId: sender.clientId, eventId } },
-      events: credit
-        ? [pointsAwarded({ ...credit, source: awards[0]!.source })].map((e) => ({
-            type: e.type,
-            payload: e.data,
-          }))
-        : [],
-      announceRanks: onBoards && credit !== undefined,
-      audit: admin && {
-        actor: admin.actor,
-        action: 'event.reverse',
-        targetKind: 'fan',
-        targetKey: state.user.id,
-        before: { balance: state.points },
-        after: {
-          balance: credit?.balanceAfter ?? state.points,
-          clientId: sender.clientId,
-          eventId,
-          points: -event.points,
-          reason: admin.reason,
-        },
-      },
-    };
-    const result = await applyFanWrite(deps, 'reversal', write);
-    if (result.outcome === 'written') {
-      return {
-        id: eventId,
-        status: 'reversed',
-        points: -event.points,
-        balance: credit?.balanceAfter ?? state.points,
-      };
-    }
-    if (result.outcome === 'gone') {
-      throw new AppError('NOT_FOUND', `The fan of event "${eventId}" no longer has an account`);
-    }
-    if (attempt >= WRITE_ATTEMPTS) throw tooManyWrites('reversal');
-    await backOff(attempt);
-  }
 }

@@ -7,13 +7,7 @@ import {
   type DefinitionRow,
 } from '../../db/queries/catalog.js';
 import { findLedgerEntry } from '../../db/queries/points.js';
-import {
-  ledgerEntries,
-  pointsAndBoards,
-  readUserState,
-  unchangedPlan,
-  type UserWritePlan,
-} from '../../db/queries/user-write/index.js';
+import { unchangedPlan, type UserWritePlan } from '../../db/queries/user-write/index.js';
 import type { AdminAuditRow } from '../../db/schema.js';
 import { AppError } from '../app-error.js';
 import { isAccount } from '../domain/accounts.js';
@@ -27,8 +21,10 @@ import {
 } from '../domain/catalog.js';
 import { pointsAwarded } from '../domain/events.js';
 import { pointsLimitError, pointsMove, withinPointsLimit } from '../domain/ledger.js';
-import { reverseEvent, type ActivityDeps, type ReversalResult } from './activity.js';
-import { applyFanWrite, backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-retry.js';
+import { placeMoves } from '../domain/placement.js';
+import type { ActivityDeps } from './activity.js';
+import { reverseEvent, type ReversalResult } from './reversal.js';
+import { writeFan } from './fan-writes.js';
 
 /**
  * Running the game (docs/CATALOG.md, "Admin API"): the catalog's definitions,
@@ -201,68 +197,71 @@ export async function adjustPoints(
   input: { userId: string; id: string; points: number; reason: string },
 ): Promise<AdjustmentResult> {
   const key = `adjustment:${input.id}`;
-  for (let attempt = 1; ; attempt += 1) {
-    const state = await readUserState(deps.db, deps.statements, input.userId, {
-      boards: [ALL_TIME_BOARD],
-      periods: [],
-    });
-    if (!state || !isAccount(state.user)) throw fanNotFound(input.userId);
-    const earlier = await findLedgerEntry(deps.db, input.userId, key);
-    if (earlier) {
-      return { id: input.id, status: 'duplicate', points: earlier.delta, balance: state.points };
-    }
-    if (state.points + input.points < 0) {
-      throw new AppError(
-        'INSUFFICIENT_BALANCE',
-        `The fan's balance is ${state.points}: an adjustment of ${input.points} would take it below 0`,
-      );
-    }
-    const source = { kind: 'adjustment' as const, by: actor, note: input.reason };
-    const onBoards = state.user.onboardedAt !== null;
-    const moves = [
-      pointsMove({ key, delta: input.points, source }, onBoards ? [ALL_TIME_BOARD] : []),
-    ];
-    const placed = onBoards
-      ? pointsAndBoards(state, moves, { teamBoards: [], teamChanged: false })
-      : { credits: ledgerEntries(state.points, moves), boards: [] };
-    const credit = placed.credits[0]!;
-    if (!withinPointsLimit([credit.balanceAfter, ...placed.boards.map((board) => board.points)])) {
-      throw pointsLimitError(`An adjustment of ${input.points}`);
-    }
-    const event = pointsAwarded({ ...credit, source });
-    const write: UserWritePlan = {
-      ...unchangedPlan(state, deps.clock()),
-      boards: placed.boards,
-      credits: placed.credits,
-      events: [{ type: event.type, payload: event.data }],
-      announceRanks: onBoards,
-      audit: {
-        actor,
-        action: 'fan.adjust',
-        targetKind: 'fan',
-        targetKey: state.user.id,
-        before: { balance: state.points },
-        after: {
-          balance: credit.balanceAfter,
-          points: input.points,
-          id: input.id,
-          reason: input.reason,
-        },
+  return writeFan<AdjustmentResult>(
+    deps,
+    {
+      userId: input.userId,
+      scope: { boards: [ALL_TIME_BOARD], periods: [] },
+      gone: () => {
+        throw fanNotFound(input.userId);
       },
-    };
-    const result = await applyFanWrite(deps, 'admin', write);
-    if (result.outcome === 'written') {
-      return {
-        id: input.id,
-        status: 'adjusted',
-        points: input.points,
-        balance: credit.balanceAfter,
-      };
-    }
-    if (result.outcome === 'gone') throw fanNotFound(input.userId);
-    if (attempt >= WRITE_ATTEMPTS) throw tooManyWrites('admin');
-    await backOff(attempt);
-  }
+      plan: async (state) => {
+        if (!isAccount(state.user)) throw fanNotFound(input.userId);
+        const earlier = await findLedgerEntry(deps.db, input.userId, key);
+        if (earlier) {
+          const answer = { id: input.id, points: earlier.delta, balance: state.points };
+          return { answer: { ...answer, status: 'duplicate' } };
+        }
+        if (state.points + input.points < 0) {
+          throw new AppError(
+            'INSUFFICIENT_BALANCE',
+            `The fan's balance is ${state.points}: an adjustment of ${input.points} would take it below 0`,
+          );
+        }
+        const source = { kind: 'adjustment' as const, by: actor, note: input.reason };
+        const onBoards = state.user.onboardedAt !== null;
+        const moves = [
+          pointsMove({ key, delta: input.points, source }, onBoards ? [ALL_TIME_BOARD] : []),
+        ];
+        const placed = placeMoves(state, onBoards, moves);
+        const credit = placed.credits[0]!;
+        if (!withinPointsLimit([credit.balanceAfter, ...placed.boards.map((b) => b.points)])) {
+          throw pointsLimitError(`An adjustment of ${input.points}`);
+        }
+        const event = pointsAwarded({ ...credit, source });
+        const write: UserWritePlan = {
+          ...unchangedPlan(state, deps.clock()),
+          boards: placed.boards,
+          credits: placed.credits,
+          events: [{ type: event.type, payload: event.data }],
+          announceRanks: onBoards,
+          audit: {
+            actor,
+            action: 'fan.adjust',
+            targetKind: 'fan',
+            targetKey: state.user.id,
+            before: { balance: state.points },
+            after: {
+              balance: credit.balanceAfter,
+              points: input.points,
+              id: input.id,
+              reason: input.reason,
+            },
+          },
+        };
+        return {
+          write,
+          written: () => ({
+            id: input.id,
+            status: 'adjusted',
+            points: input.points,
+            balance: credit.balanceAfter,
+          }),
+        };
+      },
+    },
+    { writer: 'admin' },
+  );
 }
 
 /** A fan's ban, as the admin API shows it. */
@@ -284,36 +283,44 @@ export async function setBan(
   actor: string,
   input: { userId: string; ban: boolean; reason: string },
 ): Promise<BanResult> {
-  for (let attempt = 1; ; attempt += 1) {
-    const state = await readUserState(deps.db, deps.statements, input.userId, {
-      boards: [],
-      periods: [],
-    });
-    if (!state || !isAccount(state.user)) throw fanNotFound(input.userId);
-    const bannedAt = state.user.bannedAt;
-    if ((bannedAt !== null) === input.ban) {
-      return { userId: state.user.id, banned: input.ban, bannedAt };
-    }
-    const write: UserWritePlan = {
-      ...unchangedPlan(state, deps.clock()),
-      ban: input.ban ? 'ban' : 'unban',
-      audit: {
-        actor,
-        action: input.ban ? 'fan.ban' : 'fan.unban',
-        targetKind: 'fan',
-        targetKey: state.user.id,
-        before: { bannedAt },
-        after: { banned: input.ban, reason: input.reason },
+  return writeFan<BanResult>(
+    deps,
+    {
+      userId: input.userId,
+      scope: { boards: [], periods: [] },
+      gone: () => {
+        throw fanNotFound(input.userId);
       },
-    };
-    const result = await applyFanWrite(deps, 'admin', write);
-    if (result.outcome === 'written') {
-      return { userId: state.user.id, banned: input.ban, bannedAt: result.user.bannedAt };
-    }
-    if (result.outcome === 'gone') throw fanNotFound(input.userId);
-    if (attempt >= WRITE_ATTEMPTS) throw tooManyWrites('admin');
-    await backOff(attempt);
-  }
+      plan: (state) => {
+        if (!isAccount(state.user)) throw fanNotFound(input.userId);
+        const bannedAt = state.user.bannedAt;
+        if ((bannedAt !== null) === input.ban) {
+          return { answer: { userId: state.user.id, banned: input.ban, bannedAt } };
+        }
+        const write: UserWritePlan = {
+          ...unchangedPlan(state, deps.clock()),
+          ban: input.ban ? 'ban' : 'unban',
+          audit: {
+            actor,
+            action: input.ban ? 'fan.ban' : 'fan.unban',
+            targetKind: 'fan',
+            targetKey: state.user.id,
+            before: { bannedAt },
+            after: { banned: input.ban, reason: input.reason },
+          },
+        };
+        return {
+          write,
+          written: (result) => ({
+            userId: state.user.id,
+            banned: input.ban,
+            bannedAt: result.user.bannedAt,
+          }),
+        };
+      },
+    },
+    { writer: 'admin' },
+  );
 }
 
 /**

@@ -1,17 +1,11 @@
-import { backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-retry.js';
 import type { Kysely } from 'kysely';
 import { findRankedEntry, type RankedEntry } from '../../db/queries/leaderboard.js';
 import { recentLedgerEntries, seasonPointsSince } from '../../db/queries/points.js';
-import {
-  applyUserWrite,
-  pointsAndBoards,
-  readUserState,
-  stateAfterWrite,
-  type HandleMove,
-  type StateScope,
-  type UserState,
-  type UserWritePlan,
-  type UserWriteResult,
+import type {
+  HandleMove,
+  StateScope,
+  UserState,
+  UserWritePlan,
 } from '../../db/queries/user-write/index.js';
 import type { Database, LedgerRow, ProfileRow, UserRow } from '../../db/schema.js';
 import type { CompiledStatements } from '../../db/statements.js';
@@ -19,6 +13,7 @@ import { ALL_TIME_BOARD, seasonBoards, writeBoards } from '../domain/boards.js';
 import type { Catalog } from '../domain/catalog.js';
 import { pointsAwarded, questCompleted, type NewLiveEvent } from '../domain/events.js';
 import { pointsLimitError, pointsMove, withinPointsLimit } from '../domain/ledger.js';
+import { pointsAndBoards } from '../domain/placement.js';
 import { currentPeriods } from '../domain/periods.js';
 import { applyProfilePatch, EMPTY_PROFILE, type ProfilePatch } from '../domain/profile.js';
 import { planQuestSync, questAward, type QuestProgress } from '../domain/quests.js';
@@ -32,8 +27,8 @@ import {
   type HandlePolicy,
 } from '../domain/handles.js';
 import { UserGoneError } from '../app-error.js';
-import { metrics } from '../metrics.js';
-import { scopeKey, type UserStateCache } from './state-cache.js';
+import { writeFan } from './fan-writes.js';
+import type { UserStateCache } from './state-cache.js';
 
 /** How many ledger entries a response carries (docs/CONTRACT.md, Shapes). */
 export const POINTS_HISTORY_LIMIT = 20;
@@ -137,33 +132,13 @@ interface WriteOutcome {
 }
 
 /**
- * The state a try plans from: the stored one (`confirmed`), or the one this
- * instance's last write of the user left (src/services/state-cache.ts), which
- * may only feed a guarded write.
- */
-interface Source {
-  state: UserState;
-  /** The boards its entries are of (boardsKey). */
-  boards: string;
-  confirmed: boolean;
-}
-
-/** What one try came to: the statement's outcome, or one decided before sending any. */
-type Attempt =
-  | { outcome: 'written'; done: WriteOutcome; after: UserState }
-  /** The stored state needs nothing written: the answer is that state. */
-  | { outcome: 'unchanged'; done: WriteOutcome }
-  /** A cached state would refuse the write or write nothing: only the stored state may say so. */
-  | { outcome: 'unconfirmed' }
-  | Exclude<UserWriteResult, { outcome: 'written' }>;
-
-/**
  * Plans from the user's state and applies the plan in one statement guarded
- * by the state's version (db/queries/user-write/); when another write landed
- * in between, plans again from the state it left. The user's writes on this
- * instance take turns (UserStateCache.inTurn), so each plans from the state
- * the one before left, and only writes on other instances race in the
- * database.
+ * by the state's version, through the write engine (src/services/fan-writes.ts),
+ * which plans again when another write landed in between, from the state this
+ * instance's last write of the user left when it has one. The user's writes
+ * on this instance take turns (UserStateCache.inTurn), so each plans from
+ * the state the one before left, and only writes on other instances race in
+ * the database.
  */
 function writeUser(
   deps: WriteDeps,
@@ -173,49 +148,52 @@ function writeUser(
 ): Promise<WriteOutcome> {
   return deps.userStates.inTurn(userId, async () => {
     const catalog = await deps.catalog.current();
-    let source: Source | undefined;
-    for (let lost = 0; ;) {
-      const scope = writeScope(deps.clock());
-      const key = scopeKey(scope);
-      if (source?.boards !== key) source = await sourceOf(deps, userId, scope);
-      const attempt = await tryWrite(deps, source, patch, { ...options, scope, catalog });
-      // The cache keeps the state each try ends with, if it knows it.
-      switch (attempt.outcome) {
-        case 'written':
-          deps.userStates.set(userId, key, attempt.after);
-          return attempt.done;
-        case 'unchanged':
-          deps.userStates.set(userId, key, source.state);
-          return attempt.done;
-        case 'unconfirmed':
-          deps.userStates.delete(userId);
-          source = undefined;
-          break;
-        case 'stale': {
-          deps.userStates.delete(userId);
-          // A try from a cached state lost no race: try again at once.
-          if (source.confirmed) {
-            lost += 1;
-            if (lost === WRITE_ATTEMPTS) throw tooManyWrites('profile');
-            await backOff(lost);
-          }
-          // Plan from the state the write found, unless it is no newer than the
-          // plan's (the write waited for one that committed after it began).
-          const { current } = attempt;
-          source =
-            current && current.user.version !== source.state.user.version
-              ? { state: current, boards: key, confirmed: true }
-              : undefined;
-          break;
-        }
-        case 'gone':
-          deps.userStates.delete(userId);
+    const scope = writeScope(deps.clock());
+    return writeFan<WriteOutcome>(
+      deps,
+      {
+        userId,
+        scope,
+        gone: () => {
           throw new UserGoneError();
-        case 'handle_taken':
-          deps.userStates.delete(userId);
+        },
+        handleTaken: () => {
           throw handleTakenError(patch.handle ?? '');
-      }
-    }
+        },
+        plan: async (state) => {
+          const now = deps.clock();
+          const opening = await openingPoints(deps, state, options.onboard, now);
+          const { plan, writes, written } = planWrite(state, patch, {
+            ...options,
+            catalog,
+            boards: scope.boards,
+            handles: deps.config.handles,
+            now,
+            opening,
+          });
+          if (!writes) {
+            const done = { ...written, user: state.user, profile: state.profile };
+            return { answer: { written: done, history: undefined, rank: undefined } };
+          }
+          return {
+            write: plan,
+            written: (result) => ({
+              written: {
+                ...written,
+                user: result.user,
+                profile: result.profile ?? state.profile,
+                // Completion times are the statement's clock, the one the rows carry.
+                questSync:
+                  written.questSync && stampCompletions(written.questSync, result.writtenAt),
+              },
+              history: options.historyLimit > 0 ? result.history : undefined,
+              rank: result.rank,
+            }),
+          };
+        },
+      },
+      { writer: 'profile', cached: true },
+    );
   });
 }
 
@@ -226,66 +204,6 @@ function writeUser(
  */
 export function writeScope(now: Date): StateScope {
   return { boards: writeBoards(now), periods: currentPeriods(now) };
-}
-
-/** The state this instance's last write of the user left, else the stored one. */
-async function sourceOf(deps: WriteDeps, userId: string, scope: StateScope): Promise<Source> {
-  const key = scopeKey(scope);
-  const cached = deps.userStates.get(userId, key);
-  if (cached) return { state: cached, boards: key, confirmed: false };
-  const read = await readUserState(deps.db, deps.statements, userId, scope);
-  if (!read) throw new UserGoneError();
-  return { state: read, boards: key, confirmed: true };
-}
-
-/** One try: plan from `source`, and apply the plan if it writes anything. */
-async function tryWrite(
-  deps: WriteDeps,
-  { state, confirmed }: Source,
-  patch: ProfilePatch,
-  options: { onboard: boolean; historyLimit: number; scope: StateScope; catalog: Catalog },
-): Promise<Attempt> {
-  let planned: Planned;
-  try {
-    const now = deps.clock();
-    const opening = await openingPoints(deps, state, options.onboard, now);
-    planned = planWrite(state, patch, {
-      ...options,
-      boards: options.scope.boards,
-      handles: deps.config.handles,
-      now,
-      opening,
-    });
-  } catch (error) {
-    if (confirmed) throw error;
-    return { outcome: 'unconfirmed' };
-  }
-  const { plan, writes, written } = planned;
-  if (!writes) {
-    if (!confirmed) return { outcome: 'unconfirmed' };
-    const done = { ...written, user: state.user, profile: state.profile };
-    return { outcome: 'unchanged', done: { written: done, history: undefined, rank: undefined } };
-  }
-  // Planned on a cached state: if that is stale, the write returns the stored one.
-  if (!confirmed) plan.returnStateOn = options.scope;
-  const result = await applyUserWrite(deps.db, deps.statements, plan);
-  metrics.userWriteAttempt('profile', result.outcome);
-  if (result.outcome !== 'written') return result;
-  return {
-    outcome: 'written',
-    after: stateAfterWrite(state, plan, result),
-    done: {
-      written: {
-        ...written,
-        user: result.user,
-        profile: result.profile ?? state.profile,
-        // Completion times are the statement's clock, the one the rows carry.
-        questSync: written.questSync && stampCompletions(written.questSync, result.writtenAt),
-      },
-      history: options.historyLimit > 0 ? result.history : undefined,
-      rank: result.rank,
-    },
-  };
 }
 
 /** A plan for the write and what the response reports once it is applied. */

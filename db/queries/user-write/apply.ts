@@ -14,16 +14,22 @@
  * outcome `handle_taken`; db/ raises no application errors.
  */
 import type { Kysely } from 'kysely';
-import type { Database, LedgerRow, ProfileRow, StoredQuest, UserRow } from '../../schema.js';
+import {
+  ALL_TIME_BOARD,
+  questKey,
+  type Database,
+  type LedgerRow,
+  type ProfileRow,
+  type StoredQuest,
+  type UserRow,
+} from '../../schema.js';
 import type { CompiledStatements } from '../../statements.js';
 import { isDeadlockOrSerialization, isUniqueViolation } from '../errors.js';
 import type { UserWritePlan } from './plan.js';
 import {
-  ALL_TIME_BOARD,
   ledgerFromJson,
   profileFromJson,
   questFromJson,
-  questKey,
   stateFromRow,
   type BoardEntry,
   type UserState,

@@ -6,28 +6,24 @@
  *    `version`, the profile, the board entries, the quests, the last handle
  *    change. Skipped when this instance's last write of the user left its
  *    state (src/services/state-cache.ts, from `stateAfterWrite`).
- * 2. The service decides what changes with plain functions (src/domain) and
- *    describes it as a `UserWritePlan` (plan.ts, with its pure helpers).
+ * 2. The service decides what changes with plain functions (src/domain:
+ *    placement.ts places points on boards) and describes it as a
+ *    `UserWritePlan` (plan.ts).
  * 3. apply.ts — `applyUserWrite` runs the plan's one guarded statement
  *    (statement.ts) and says what happened: written, stale (the version
  *    moved: plan again), gone, or handle_taken.
  */
 export { applyUserWrite, stateAfterWrite, type UserWriteResult } from './apply.js';
 export {
-  ledgerEntries,
-  pointsAndBoards,
   unchangedPlan,
   type ActivityWrite,
   type BoardWrite,
   type RecordedActivity,
   type HandleMove,
   type LedgerCredit,
-  type PointsMove,
   type UserWritePlan,
 } from './plan.js';
 export {
-  ALL_TIME_BOARD,
-  questKey,
   readUserState,
   type BoardEntry,
   type RecordedEventRow,

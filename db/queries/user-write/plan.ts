@@ -2,8 +2,9 @@
  * A write as data: everything one write of a user's state changes, computed
  * from the state it read (state.ts) and applied in one statement if the
  * state is still at that version (statement.ts, apply.ts). Plain data and
- * pure helpers: the service decides what changes (src/services/profile.ts),
- * these turn its decisions into rows.
+ * one helper: the services decide what changes with the rules of src/domain
+ * (src/domain/placement.ts places points on boards); db/ only renders and
+ * runs the statement.
  */
 import type {
   HandleHistoryRow,
@@ -13,7 +14,7 @@ import type {
   StoredStreak,
 } from '../../schema.js';
 import type { AuditEntry } from '../audit.js';
-import { ALL_TIME_BOARD, type BoardEntry, type StateScope, type UserState } from './state.js';
+import type { BoardEntry, StateScope, UserState } from './state.js';
 
 /**
  * Everything one write changes, computed from the state read at
@@ -41,7 +42,7 @@ export interface UserWritePlan {
   /** The whole profile to store (insert on first write), or undefined to leave it. */
   profile: ProfileFields | undefined;
   /**
-   * The board entries this write stores (pointsAndBoards). On the all-time
+   * The board entries this write stores (src/domain/placement.ts). On the all-time
    * board `points` is the balance after the write. An entry whose points
    * change takes the write's new sequence number (and reached_at); one whose
    * points stay keeps both.
@@ -59,7 +60,7 @@ export interface UserWritePlan {
   streaks?: readonly StoredStreak[];
   /** Events from other services this write records, and the one it reverses. */
   activity?: ActivityWrite;
-  /** Ledger entries, in the order their balances were computed (pointsAndBoards). */
+  /** Ledger entries, in the order their balances were computed (src/domain/placement.ts). */
   credits: readonly LedgerCredit[];
   /**
    * Outbox events (docs/LIVE.md), in order, inserted and announced (NOTIFY,
@@ -90,8 +91,20 @@ export interface UserWritePlan {
   audit?: AuditEntry | undefined;
 }
 
-/** One ledger entry: a move with the balance after it, computed from the balance read with the plan. */
-export type LedgerCredit = Omit<PointsMove, 'boards'> & { balanceAfter: number };
+/**
+ * One ledger entry the write inserts, with the balance after it (computed
+ * from the balance read with the plan: src/domain/placement.ts).
+ */
+export interface LedgerCredit {
+  /** The ledger's idempotency key: unique per user, so the same entry can never land twice. */
+  key: string;
+  delta: number;
+  reason: string;
+  questId: string | null;
+  source: LedgerSource;
+  sourceDetail: Record<string, unknown> | null;
+  balanceAfter: number;
+}
 
 /**
  * A plan that changes nothing of `state` but its version: a write of points,
@@ -155,79 +168,4 @@ export interface HandleMove {
   release: { key: string; reserveDays: number } | undefined;
   /** The handle_history row. */
   history: Pick<HandleHistoryRow, 'oldHandle' | 'newHandle' | 'kind'>;
-}
-
-/**
- * A change to the user's points, as the service decides it: one ledger
- * entry, and the boards it moves. Every kind of award (or debit) is one of
- * these: pointsAndBoards turns a list of them into the plan's ledger entries
- * and board entries, and the statement's ledger part stores each field.
- */
-export interface PointsMove {
-  /** The ledger's idempotency key: unique per user, so the same entry can never land twice. */
-  key: string;
-  delta: number;
-  reason: string;
-  questId: string | null;
-  source: LedgerSource;
-  sourceDetail: Record<string, unknown> | null;
-  /** The boards whose entries move by `delta`: the all-time board (the balance) and seasons. */
-  boards: readonly string[];
-}
-
-/**
- * The ledger entries and board entries of an onboarded user's write: each
- * move's entry with the balance after it, in order; and the board entries
- * to store: every board a move touches, the all-time entry when it is
- * missing (onboarding creates it), and each entry of `teamBoards` that
- * exists when the team changes (an entry's team key follows favoriteTeam, so
- * fan boards never read profiles; past seasons keep theirs). `state` must
- * hold the user's entries on every board a move names (readUserState's
- * `boards`): an entry it lacks is taken to be new.
- */
-export function pointsAndBoards(
-  state: UserState,
-  moves: readonly PointsMove[],
-  options: {
-    teamBoards: readonly string[];
-    teamChanged: boolean;
-    /**
-     * What an entry this write creates starts from, by board: at first
-     * onboarding, the balance and the season points earned before it.
-     */
-    opening?: ReadonlyMap<string, number>;
-  },
-): { credits: LedgerCredit[]; boards: BoardWrite[]; balance: number } {
-  const credits = ledgerEntries(state.points, moves);
-  const balance = credits.at(-1)?.balanceAfter ?? state.points;
-  const deltas = new Map<string, number>([[ALL_TIME_BOARD, 0]]);
-  for (const board of options.teamBoards) deltas.set(board, 0);
-  for (const [board, points] of options.opening ?? []) {
-    if (!state.entries.has(board)) deltas.set(board, (deltas.get(board) ?? 0) + points);
-  }
-  for (const move of moves) {
-    for (const board of move.boards) deltas.set(board, (deltas.get(board) ?? 0) + move.delta);
-  }
-  const boards: BoardWrite[] = [];
-  for (const [board, delta] of deltas) {
-    const before = state.entries.get(board);
-    const retagged =
-      before !== undefined && options.teamChanged && options.teamBoards.includes(board);
-    if (delta !== 0 || retagged || (board === ALL_TIME_BOARD && !before)) {
-      boards.push({ board, before, points: (before?.points ?? 0) + delta });
-    }
-  }
-  return { credits, boards, balance };
-}
-
-/**
- * The ledger entries of `moves`, each with the balance after it, in order:
- * for a user who is not on the boards (not onboarded: points are kept, the
- * boards come at onboarding).
- */
-export function ledgerEntries(balance: number, moves: readonly PointsMove[]): LedgerCredit[] {
-  return moves.map(({ boards: _boards, ...entry }) => {
-    balance += entry.delta;
-    return { ...entry, balanceAfter: balance };
-  });
 }

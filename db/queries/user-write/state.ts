@@ -6,18 +6,17 @@
  */
 import { sql, type Expression, type Kysely } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
-import type {
-  Database,
-  LedgerRow,
-  ProfileRow,
-  StoredQuest,
-  StoredStreak,
-  UserRow,
+import {
+  ALL_TIME_BOARD,
+  questKey,
+  type Database,
+  type LedgerRow,
+  type ProfileRow,
+  type StoredQuest,
+  type StoredStreak,
+  type UserRow,
 } from '../../schema.js';
 import { Slot, fill, type CompiledStatements } from '../../statements.js';
-
-/** The board that keeps the balance (db/schema.ts describes board names). */
-export const ALL_TIME_BOARD = 'all';
 
 /** A user's entry on one board, as stored. */
 export interface BoardEntry {
@@ -83,11 +82,6 @@ export interface RecordedEventRow {
   questsCompleted: unknown;
   recordedAt: Date;
   reversedAt: Date | null;
-}
-
-/** A stored quest's key in UserState.quests: its id, and its period when it repeats. */
-export function questKey(questId: string, period: string): string {
-  return period === '' ? questId : `${questId}@${period}`;
 }
 
 /** The scope as the state read takes it: one JSON value. */

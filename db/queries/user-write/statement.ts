@@ -28,7 +28,7 @@
  */
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import { PROFILE_FIELD_TABLE, PROFILE_FIELDS } from '../../profile-fields.js';
-import type { Database, UserRow } from '../../schema.js';
+import { ALL_TIME_BOARD, type Database, type UserRow } from '../../schema.js';
 import { fill, Slot, type CompiledStatements } from '../../statements.js';
 import { teamKey } from '../../team-key.js';
 import { auditValues } from '../audit.js';
@@ -36,7 +36,6 @@ import { notificationOf } from '../events.js';
 import { addCounts, countDeltas, positionsOf, rankExpression, type CountDelta } from '../rank.js';
 import type { UserWritePlan } from './plan.js';
 import {
-  ALL_TIME_BOARD,
   scopeJson,
   userStateQuery,
   type BoardEntry,
