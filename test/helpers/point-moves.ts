@@ -21,7 +21,7 @@ export async function movePoints(
 ): Promise<number> {
   const boards = move.boards ?? [ALL_TIME_BOARD];
   return writeFan<number>(
-    { ...handle, userStates: new UserStateCache(0) },
+    { db: handle.db, statements: handle.statements, userStates: new UserStateCache(0) },
     {
       userId,
       scope: { boards, periods: [''] },
