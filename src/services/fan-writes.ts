@@ -79,6 +79,8 @@ export interface WriteOptions {
    * told.
    */
   cached?: boolean;
+  /** How many races a fan may lose before its answer is 503 (WRITE_ATTEMPTS). */
+  attempts?: number;
 }
 
 /** Waits a random time below 2^`lost` ms before the next try. */
@@ -219,7 +221,7 @@ export async function writeFans<T>(
           // A try from a cached state lost no race: try again at once.
           if (source.confirmed || result.outcome === 'event_taken') {
             p.lost += 1;
-            if (p.lost >= WRITE_ATTEMPTS) {
+            if (p.lost >= (options.attempts ?? WRITE_ATTEMPTS)) {
               settled[p.index] = { ok: false, error: tooManyWrites(options.writer) };
               return;
             }
