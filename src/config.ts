@@ -581,7 +581,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((issue) => `${issue.path.join('.')} ${issue.message}`)
       .join('; ');
     throw new ConfigError(
-      `Invalid configuration: ${problems}. See the configuration table in README.md.`,
+      `Invalid configuration: ${problems}. See the configuration table in docs/OPERATIONS.md.`,
     );
   }
   const e = parsed.data;
