@@ -13,6 +13,8 @@ import type { AuthVerifier } from './auth/verifier.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './trpc/context.js';
 import { appServer } from './http/app-server.js';
+import { consoleRouter } from './http/console.js';
+import { devIdpRouter } from './http/dev-idp.js';
 import { docsRouter } from './http/docs.js';
 import { ipRateLimit } from './http/ip-rate-limit.js';
 import { bodyLimits, jsonBody, trpcBodyGuard } from './http/body.js';
@@ -132,6 +134,9 @@ export function createApp({
     res.json(openApiDocument);
   });
   app.use('/docs', docsRouter());
+  app.use('/admin', consoleRouter(config.console, config.auth.issuer));
+  // The development identity provider's sign-in (authorization code + PKCE) for the console.
+  if (config.auth.kind === 'dev') app.use('/dev-idp', devIdpRouter(config.dataDir));
 
   const methods = methodRule(openApiDocument, procedures);
   const limits = bodyLimits(procedures);

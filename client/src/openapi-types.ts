@@ -5661,7 +5661,7 @@ export interface operations {
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
-                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OBSERVABILITY.md). */
+                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OPERATIONS.md, Traces). */
                 traceparent?: string;
             };
             path?: never;
@@ -5715,7 +5715,7 @@ export interface operations {
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
-                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OBSERVABILITY.md). */
+                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OPERATIONS.md, Traces). */
                 traceparent?: string;
             };
             path?: never;
@@ -5769,7 +5769,7 @@ export interface operations {
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
-                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OBSERVABILITY.md). */
+                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OPERATIONS.md, Traces). */
                 traceparent?: string;
             };
             path?: never;
@@ -5823,7 +5823,7 @@ export interface operations {
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
-                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OBSERVABILITY.md). */
+                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OPERATIONS.md, Traces). */
                 traceparent?: string;
             };
             path?: never;
@@ -5877,7 +5877,7 @@ export interface operations {
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
-                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OBSERVABILITY.md). */
+                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OPERATIONS.md, Traces). */
                 traceparent?: string;
             };
             path?: never;
@@ -5931,7 +5931,7 @@ export interface operations {
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
-                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OBSERVABILITY.md). */
+                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OPERATIONS.md, Traces). */
                 traceparent?: string;
             };
             path?: never;
@@ -5985,7 +5985,7 @@ export interface operations {
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
-                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OBSERVABILITY.md). */
+                /** @description W3C trace context of this delivery’s trace, when the service exports traces (docs/OPERATIONS.md, Traces). */
                 traceparent?: string;
             };
             path?: never;

@@ -16,7 +16,7 @@ import type { UserStateCache } from './state-cache.js';
  * after a random back-off that doubles with each lost race, at most
  * WRITE_ATTEMPTS times; then the caller answers 503 with Retry-After.
  * The random wait spreads writers that collided instead of letting them
- * collide again (docs/DECISIONS.md).
+ * collide again (docs/decisions/0013-optimistic-writes.md).
  */
 export const WRITE_ATTEMPTS = 8;
 

@@ -84,7 +84,7 @@ function mapped<R extends { ok: boolean; error?: unknown }>(result: R): R {
 }
 
 /**
- * The procedure's span (named after the procedure; docs/OBSERVABILITY.md), so
+ * The procedure's span (named after the procedure; docs/OPERATIONS.md, Traces), so
  * one trace holds the HTTP request, the procedure and its SQL. Opened by the
  * first middleware of every procedure (mapErrors, protectedProcedure): no
  * middleware of its own, which would copy the call's context once more.

@@ -844,14 +844,14 @@ describe('what the typed client (httpSubscriptionLink + EventSource) does with e
   });
 });
 
-describe('README: subscribe from TypeScript', () => {
+describe('docs/GUIDE.md: subscribe from TypeScript', () => {
   it('shows test/clients/live-client.example.ts byte for byte, and it runs', async () => {
-    const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
+    const guide = await readFile(new URL('../../../docs/GUIDE.md', import.meta.url), 'utf8');
     const example = await readFile(
       new URL('../../clients/live-client.example.ts', import.meta.url),
       'utf8',
     );
-    const section = readme.slice(readme.indexOf('\n### Subscribe from TypeScript\n'));
+    const section = guide.slice(guide.indexOf('\n### Subscribe from TypeScript\n'));
     expect(section.slice(section.indexOf('```ts\n') + 6).startsWith(`${example}\`\`\``)).toBe(true);
 
     // No global EventSource (Node 20 and 22 have none): the client package brings its own.
