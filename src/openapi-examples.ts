@@ -266,6 +266,12 @@ export const REQUEST_EXAMPLES: Record<string, Examples> = {
       value: { expectedVersion: 1, definition: { ...cupFinal, points: 50 } },
     },
   },
+  adminPatchDefinition: {
+    points: {
+      summary: 'Make it worth 50, everything else as it is (the version read was 1)',
+      value: { expectedVersion: 1, definition: { points: 50 } },
+    },
+  },
   adminRetireDefinition: {
     retire: {
       summary: 'Retire it after the final (the version read was 2)',
@@ -552,12 +558,14 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, Examples>> = {
     }),
   },
   adminDefinitionHistory: {
-    '200': ok('versions', 'Every version, newest first', {
+    '200': ok('versions', 'Its versions, newest first: the last page', {
       versions: [cupFinalVersion(3, 50, true), cupFinalVersion(2, 50), cupFinalVersion(1, 40)],
+      nextCursor: null,
     }),
   },
   adminCreateDefinition: { '201': ok('created', 'Version 1', cupFinalVersion(1, 40)) },
   adminUpdateDefinition: { '200': ok('updated', 'Version 2', cupFinalVersion(2, 50)) },
+  adminPatchDefinition: { '200': ok('patched', 'Version 2', cupFinalVersion(2, 50)) },
   adminRetireDefinition: {
     '200': ok('retired', 'Version 3, retired', cupFinalVersion(3, 50, true)),
   },
