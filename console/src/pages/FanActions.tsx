@@ -45,7 +45,7 @@ export function FanActions({ userId, name }: { userId: string; name: string }) {
         label="Reverse"
         confirmText={`Reverse ${clientId}'s event ${eventId} for ${name}? Reason: ${why}`}
         run={async () => {
-          const result = await api.adminReverseEvent.mutate({ clientId, eventId, reason: why });
+          const result = await api.adminReverseEvent.mutate({ clientId, id: eventId, reason: why });
           setWhy('');
           await refresh();
           return `Reversed: ${JSON.stringify(result.data)}`;
