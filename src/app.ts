@@ -27,6 +27,7 @@ import { corsPolicy, securityHeaders } from './http/security.js';
 import { errorHandler, sendError } from './http/send-error.js';
 import { trpcBatchLimit } from './http/trpc-batch.js';
 import { trpcHandler } from './http/trpc-face.js';
+import { attachLiveSockets } from './http/ws-face.js';
 import { AppError } from './app-error.js';
 import type { Live } from './live/service.js';
 import type { Logger } from './logger.js';
@@ -155,5 +156,7 @@ export function createApp({
 
   const server = appServer(app);
   refuseConnect(server, methods);
+  // The live subscriptions over a WebSocket at /trpc, beside SSE (src/http/ws-face.ts).
+  attachLiveSockets(server, deps, router);
   return server;
 }
