@@ -14,6 +14,7 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY client/package.json client/package.json
+COPY console/package.json console/package.json
 COPY patches patches
 # --ignore-scripts: the sources are not here yet for `prepare`; `npm run build`
 # below compiles. `npm run postinstall` applies patches/ (docs/PATCHES.md), which
@@ -24,6 +25,8 @@ COPY src src
 COPY routers routers
 COPY db db
 COPY scripts scripts
+# The operator's console (console/): Vite builds it into dist/console, served at /admin.
+COPY console console
 RUN npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 # --- runtime: node, the production dependencies and the compiled service

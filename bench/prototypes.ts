@@ -1,7 +1,7 @@
 /**
  * `npm run bench:prototypes`: what `Object.setPrototypeOf` on every request
  * costs a bare node:http server, and what src/http/app-server.ts does about
- * it (docs/DECISIONS.md, "The app's server").
+ * it (docs/decisions/0016-app-server-prototypes.md).
  *
  * Each variant runs in its own process, under wrk (50 connections,
  * BENCH_DURATION seconds, 8 by default); the handler sets five of the fields

@@ -7,7 +7,7 @@
  * openapi.json, where the descriptions and limits appear.
  *
  * Limits count Unicode code points after NFC and trimming
- * (docs/DECISIONS.md, "Fields and validation"). Rule kinds:
+ * (docs/decisions/0001-text-normalisation.md, 0002-profile-field-rules.md). Rule kinds:
  * - `text`: any clean text of `min`–`max` characters;
  * - `handle`: `min`–`max` of A–Z a–z 0–9 _, a leading `@` dropped, not
  *   reserved, unique ignoring case, never cleared once set;

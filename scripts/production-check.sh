@@ -8,7 +8,8 @@
 #                  user (nobody, when run as root), every patch still applied:
 #                  npm run migrate, then
 #                  npm start with MIGRATE_ON_START=false, the Dockerfile's
-#                  HEALTHCHECK command, GET /readyz, SIGTERM exits 0.
+#                  HEALTHCHECK command, GET /readyz, GET /admin/ (the built
+#                  console), SIGTERM exits 0.
 #
 # It also checks that no dev dependency (typescript, tsx) is left. The
 # database: a new one on PostgreSQL at 127.0.0.1:5432 when it answers, else the
@@ -110,6 +111,10 @@ mapfile -t HC < <(node -e 'for (const a of JSON.parse(process.argv[1])) console.
 "${RUN_AS[@]}" env PORT="${PORT}" "${HC[@]}"
 echo "healthcheck: ok"
 curl -fsS "http://127.0.0.1:${PORT}/readyz"; echo
+# The operator's console is built into dist/ and served from it.
+curl -fsS "http://127.0.0.1:${PORT}/admin/" | grep -q '<script type="module"' ||
+  { echo "GET /admin/ does not serve the built console" >&2; exit 1; }
+echo "console: served"
 
 echo "== SIGTERM to the service process: it drains, stops, exits 0 (and so does npm)"
 # npm does not wait for its script when it gets SIGTERM itself, so a container

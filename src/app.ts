@@ -13,6 +13,8 @@ import type { AuthVerifier } from './auth/verifier.js';
 import type { Config } from './config.js';
 import type { AppDeps } from './trpc/context.js';
 import { appServer } from './http/app-server.js';
+import { consoleRouter } from './http/console.js';
+import { devIdpRouter } from './http/dev-idp.js';
 import { docsRouter } from './http/docs.js';
 import { ipRateLimit } from './http/ip-rate-limit.js';
 import { bodyLimits, jsonBody, trpcBodyGuard } from './http/body.js';
@@ -25,6 +27,7 @@ import { corsPolicy, securityHeaders } from './http/security.js';
 import { errorHandler, sendError } from './http/send-error.js';
 import { trpcBatchLimit } from './http/trpc-batch.js';
 import { trpcHandler } from './http/trpc-face.js';
+import { attachLiveSockets } from './http/ws-face.js';
 import { AppError } from './app-error.js';
 import type { Live } from './live/service.js';
 import type { Logger } from './logger.js';
@@ -131,6 +134,9 @@ export function createApp({
     res.json(openApiDocument);
   });
   app.use('/docs', docsRouter());
+  app.use('/admin', consoleRouter(config.console, config.auth.issuer));
+  // The development identity provider's sign-in (authorization code + PKCE) for the console.
+  if (config.auth.kind === 'dev') app.use('/dev-idp', devIdpRouter(config.dataDir));
 
   const methods = methodRule(openApiDocument, procedures);
   const limits = bodyLimits(procedures);
@@ -150,5 +156,7 @@ export function createApp({
 
   const server = appServer(app);
   refuseConnect(server, methods);
+  // The live subscriptions over a WebSocket at /trpc, beside SSE (src/http/ws-face.ts).
+  attachLiveSockets(server, deps, router);
   return server;
 }

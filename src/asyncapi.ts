@@ -45,6 +45,24 @@ const WIRE_FORMAT =
   '(`data.errorCode`: UNAUTHENTICATED, RATE_LIMITED, NOT_FOUND, UNAVAILABLE, …) before a ' +
   'stream ends. tRPC’s `httpSubscriptionLink` and any EventSource read it.';
 
+const SOCKET_WIRE_FORMAT =
+  'tRPC’s WebSocket protocol (JSON text frames, tRPC’s `wsLink`): connect to `/trpc` with ' +
+  '`?connectionParams=1` and send `{"method":"connectionParams","data":{"token":"<bearer ' +
+  'token>"}}` first (or send the Authorization header with the upgrade); the token is ' +
+  'verified then, once. Subscribe with `{"id":<n>,"method":"subscription","params":' +
+  '{"path":"myEvents"|"leaderboardEvents","input":{…},"lastEventId":"<id>"}}`; the server ' +
+  'answers `{"id":<n>,"result":{"type":"started"}}`, then one `{"id":<n>,"result":' +
+  '{"type":"data","id":"<event id>","data":{"id":"<event id>","data":<message>}}}` per ' +
+  'message (`result.id` only on myEvents), and `{"id":<n>,"error":<tRPC error shape>}` ' +
+  'before a subscription ends (`data.errorCode` as over SSE); `{"id":<n>,"method":' +
+  '"subscription.stop"}` stops one. Many subscriptions share one connection. The server ' +
+  'sends `PING` after 15 s of quiet (answer `PONG`; wsLink does). It closes the connection ' +
+  'with 4401 when the token expires (connect again with a fresh one, resuming by ' +
+  '`lastEventId`), 4404 when the account was deleted, 1012 when it shuts down (reconnect). ' +
+  'Over it only subscriptions are served (a query or mutation is refused with ' +
+  'METHOD_NOT_ALLOWED). An upgrade over the per-address or per-instance limit is refused ' +
+  'before the handshake with 429 or 503 and `Retry-After`.';
+
 /**
  * asyncapi.json (AsyncAPI 3.1): the live subscriptions, each a channel at
  * `GET /trpc/<procedure>` the client receives from, its message schemas
@@ -80,6 +98,7 @@ export function buildAsyncApiDocument(streams: readonly LiveStream[]): JsonObjec
       title: stream.procedure,
       summary: stream.summary,
       description: `${stream.description}\n\n${WIRE_FORMAT}`,
+      servers: [{ $ref: '#/servers/local' }],
       messages: { [messageName]: { $ref: `#/components/messages/${messageName}` } },
     };
     operations[`receive${stream.procedure[0]!.toUpperCase()}${stream.procedure.slice(1)}`] = {
@@ -115,6 +134,48 @@ export function buildAsyncApiDocument(streams: readonly LiveStream[]): JsonObjec
       messages: [{ $ref: `#/channels/${stream.procedure}/messages/${messageName}` }],
     };
   }
+  // Every stream over one WebSocket: a channel of its own, on the ws server.
+  const streamMessages = Object.fromEntries(
+    streams.map((stream) => {
+      const name = idOf(stream.message);
+      return [name, { $ref: `#/components/messages/${name}` }];
+    }),
+  );
+  channels.socket = {
+    address: '/trpc',
+    title: 'live subscriptions over a WebSocket',
+    summary: 'myEvents and leaderboardEvents over one WebSocket (tRPC’s wsLink)',
+    description: SOCKET_WIRE_FORMAT,
+    servers: [{ $ref: '#/servers/localSocket' }],
+    messages: streamMessages,
+  };
+  operations.receiveOverSocket = {
+    action: 'receive',
+    channel: { $ref: '#/channels/socket' },
+    summary: 'Subscribe to myEvents and leaderboardEvents over one WebSocket',
+    description:
+      'The same procedures, inputs, messages, limits and resume as the SSE channels; the ' +
+      'typed client’s default transport.',
+    security: [{ $ref: '#/components/securitySchemes/bearerAuth' }],
+    bindings: {
+      ws: {
+        query: {
+          type: 'object',
+          properties: {
+            connectionParams: {
+              type: 'string',
+              const: '1',
+              description: 'The first message carries the token (connection parameters)',
+            },
+          },
+        },
+        bindingVersion: '0.1.0',
+      },
+    },
+    messages: Object.keys(streamMessages).map((name) => ({
+      $ref: `#/channels/socket/messages/${name}`,
+    })),
+  };
   for (const schema of Object.values(schemas)) asyncApiDiscriminators(schema);
   return {
     asyncapi: '3.1.0',
@@ -122,7 +183,8 @@ export function buildAsyncApiDocument(streams: readonly LiveStream[]): JsonObjec
       title: 'User Profile Service live streams',
       version: API_VERSION,
       description:
-        'The tRPC subscriptions of the User Profile Service, served as Server-Sent Events. ' +
+        'The tRPC subscriptions of the User Profile Service, served as Server-Sent Events ' +
+        '(a channel per stream) and over one WebSocket (the `socket` channel). ' +
         'The service’s REST operations and its webhooks are in openapi.json; the design and ' +
         'guarantees of both are in docs/LIVE.md.',
     },
@@ -132,6 +194,12 @@ export function buildAsyncApiDocument(streams: readonly LiveStream[]): JsonObjec
         host: local.host,
         protocol: local.protocol.replace(':', ''),
         description: 'Local development (npm start)',
+        security: [{ $ref: '#/components/securitySchemes/bearerAuth' }],
+      },
+      localSocket: {
+        host: local.host,
+        protocol: local.protocol === 'https:' ? 'wss' : 'ws',
+        description: 'Local development (npm start), WebSocket',
         security: [{ $ref: '#/components/securitySchemes/bearerAuth' }],
       },
     },
@@ -147,7 +215,7 @@ export function buildAsyncApiDocument(streams: readonly LiveStream[]): JsonObjec
           bearerFormat: 'JWT',
           description:
             'A fan’s JWT, as for the REST operations: the Authorization header, or the ' +
-            '`connectionParams` query parameter.',
+            '`connectionParams` query parameter (SSE) or connection parameters (WebSocket).',
         },
       },
     },

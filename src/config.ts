@@ -2,6 +2,7 @@ import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { clientIdProblem } from './auth/subject.js';
+import { consoleConfig, consoleEnvShape, type ConsoleConfig } from './console/config.js';
 import { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS } from './auth/verifier.js';
 import { DEFAULT_EVENT_MAX_AGE_HOURS, DEFAULT_NEW_SUBJECTS_PER_MINUTE } from './domain/activity.js';
 import { hostProblem, parseNetwork, type AllowedNetworks } from './domain/network.js';
@@ -88,6 +89,8 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   /** Where clients reach this deployment; the served openapi.json names it in `servers`. */
   readonly publicUrl: string | undefined;
+  /** The operator's console's sign-in (src/console/config.ts). */
+  readonly console: ConsoleConfig;
   /** Express `trust proxy` setting: how many proxy hops to trust for the client IP. */
   readonly trustProxy: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -282,6 +285,7 @@ export const envSchema = z.object({
   ),
   HANDLE_CHANGE_COOLDOWN_DAYS: int(30, 0, 3650),
   HANDLE_RESERVE_DAYS: int(14, 0, 3650),
+  ...consoleEnvShape,
 });
 
 function isWebhookSecret(value: string): boolean {
@@ -581,7 +585,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((issue) => `${issue.path.join('.')} ${issue.message}`)
       .join('; ');
     throw new ConfigError(
-      `Invalid configuration: ${problems}. See the configuration table in README.md.`,
+      `Invalid configuration: ${problems}. See the configuration table in docs/OPERATIONS.md.`,
     );
   }
   const e = parsed.data;
@@ -628,6 +632,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     corsOrigins: Object.freeze(list(e.CORS_ORIGINS)),
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
+    console: consoleConfig(e, auth.kind === 'dev'),
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,

@@ -240,7 +240,7 @@ let processMetrics = false;
  * An HTTP server (not listening) answering `GET /metrics` in Prometheus's
  * text format, with Node's process metrics (prom-client's defaults) added
  * once. Anything else is a 404. It is meant for its own port (METRICS_PORT),
- * reachable by the scraper and not by the public: docs/DECISIONS.md.
+ * reachable by the scraper and not by the public: docs/decisions/0025-metrics-and-logs.md.
  */
 export function metricsServer(): Server {
   if (!processMetrics) {

@@ -672,7 +672,7 @@ const WEBHOOK_HEADERS: JsonObject[] = [
     required: false,
     description:
       'W3C trace context of this delivery’s trace, when the service exports traces ' +
-      '(docs/OBSERVABILITY.md).',
+      '(docs/OPERATIONS.md, Traces).',
     schema: { type: 'string', pattern: '^00-[0-9a-f]{32}-[0-9a-f]{16}-0[0-9a-f]$' },
   },
 ];

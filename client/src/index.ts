@@ -6,10 +6,12 @@
  */
 import {
   createTRPCClient,
+  createWSClient,
   httpLink,
   httpSubscriptionLink,
   splitLink,
   TRPCClientError,
+  wsLink,
 } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { EventSource as FetchEventSource } from 'eventsource';
@@ -41,32 +43,60 @@ export interface ClientOptions {
   EventSource?: typeof globalThis.EventSource;
   /** The fetch for queries and mutations; default: the global one. */
   fetch?: typeof globalThis.fetch;
+  /**
+   * How subscriptions travel: `websocket` (one connection for all of them,
+   * tRPC's wsLink) or `sse` (Server-Sent Events, one request each). Default:
+   * `websocket` where a WebSocket exists (`WebSocket` below, or the global
+   * one: browsers, Node 22), else `sse` (Node 20 has no global WebSocket:
+   * pass `WebSocket` from the `ws` package to use it there).
+   */
+  transport?: 'websocket' | 'sse';
+  /** The WebSocket class for `websocket`; default: the global one. */
+  WebSocket?: typeof globalThis.WebSocket;
 }
 
 /**
  * A typed tRPC client: `api.me.query()`, `api.updateUser.mutate({...})`,
  * `api.myEvents.subscribe(input, { onData })`. Queries and mutations go over
- * HTTP with `Authorization: Bearer <token>`; subscriptions over Server-Sent
- * Events, where the token travels as a connection parameter (a browser's
- * EventSource cannot set headers) and a dropped stream resumes from its last
- * event id by itself.
+ * HTTP with `Authorization: Bearer <token>`; subscriptions over one WebSocket
+ * (or Server-Sent Events: `transport`), the token as a connection parameter,
+ * and a dropped connection resumes each stream from its last event id by
+ * itself. The WebSocket is open only while a subscription is.
  */
 export function createClient(options: ClientOptions) {
   const url = `${options.url.replace(/\/+$/, '')}/trpc`;
   const token = async () =>
     typeof options.token === 'function' ? await options.token() : options.token;
-  return createTRPCClient<AppRouter>({
+  const connectionParams = async () => {
+    const current = await token();
+    return current ? { token: current } : null;
+  };
+  const WebSocketClass = options.WebSocket ?? globalThis.WebSocket;
+  const transport = options.transport ?? (WebSocketClass ? 'websocket' : 'sse');
+  if (transport === 'websocket' && !WebSocketClass) {
+    throw new Error('No WebSocket here (Node 20): pass `WebSocket` (the ws package) or use `sse`');
+  }
+  // Lazy: connected while a subscription is open, closed once none is.
+  const socket =
+    transport === 'websocket'
+      ? createWSClient({
+          url: url.replace(/^http/, 'ws'),
+          WebSocket: WebSocketClass,
+          connectionParams,
+          lazy: { enabled: true, closeMs: 0 },
+        })
+      : undefined;
+  const trpc = createTRPCClient<AppRouter>({
     links: [
       splitLink({
         condition: (op) => op.type === 'subscription',
-        true: httpSubscriptionLink({
-          url,
-          EventSource: options.EventSource ?? FetchEventSource,
-          connectionParams: async () => {
-            const current = await token();
-            return current ? { token: current } : null;
-          },
-        }),
+        true: socket
+          ? wsLink({ client: socket })
+          : httpSubscriptionLink({
+              url,
+              EventSource: options.EventSource ?? FetchEventSource,
+              connectionParams,
+            }),
         false: httpLink({
           url,
           ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -78,6 +108,7 @@ export function createClient(options: ClientOptions) {
       }),
     ],
   });
+  return trpc;
 }
 
 /** What `createClient` returns. */

@@ -20,7 +20,7 @@ import type { Database, ProfileRow, UserRow } from '../schema.js';
  * memory, instead of on a random leaf of a table of millions. First-time
  * onboarding at 10M users cost 1.9–2.7× its time at 10k with random ids and
  * 1.0–1.4× with these (docs/SCALING.md). Ids then tell when an account was
- * created, to the millisecond (docs/DECISIONS.md).
+ * created, to the millisecond (docs/decisions/0010-uuidv7-user-ids.md).
  */
 export async function ensureUser(
   db: Kysely<Database>,

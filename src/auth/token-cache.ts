@@ -13,7 +13,7 @@ export const TOKEN_CACHE_MAX_ENTRIES = 10_000;
  * of the whole token, so only a byte-identical token hits; failures are never
  * cached. The price is a revocation window: a token whose signing key the
  * identity provider withdraws is still accepted for up to `ttlSeconds` by a
- * process that verified it before (docs/DECISIONS.md).
+ * process that verified it before (docs/decisions/0009-caches-of-identity.md).
  */
 export function withTokenCache(
   verifier: AuthVerifier,

@@ -12,7 +12,7 @@ import type { Express } from 'express';
  * responses are born with the app's prototypes (`app.request`,
  * `app.response`), so the `Object.setPrototypeOf` Express's `app.handle`
  * does on every request finds them set and costs nothing. Why that pays:
- * docs/DECISIONS.md, "The app's server".
+ * docs/decisions/0016-app-server-prototypes.md.
  *
  * The constructors run Node's own on the new object, as a subclass written
  * the pre-class way does, so whatever Node's constructors set up is set up.

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../app-error.js';
 
-/** Most calls one tRPC batch may carry (docs/DECISIONS.md). */
+/** Most calls one tRPC batch may carry (docs/decisions/0003-requests-and-methods.md). */
 export const MAX_TRPC_BATCH = 10;
 
 /**

@@ -9,7 +9,7 @@ import type { Database } from '../../db/schema.js';
 import { teamKey } from '../../db/team-key.js';
 import { AppError } from '../app-error.js';
 import type { Logger } from '../logger.js';
-import type { StreamInbox } from './hub.js';
+import type { StreamInbox } from './inbox.js';
 
 /** The boards are read again at most this often, however many writes commit. */
 export const BOARD_MIN_INTERVAL_MS = 1_000;

@@ -5,7 +5,8 @@ import type { Database } from '../../db/schema.js';
 import { AppError, UserGoneError } from '../app-error.js';
 import { BOARD_MIN_INTERVAL_MS, sameEntries, type BoardWatch, type LiveBoards } from './boards.js';
 import type { Logger } from '../logger.js';
-import { abortReason, type LiveHub, type StreamEndReason, type StreamInbox } from './hub.js';
+import type { LiveHub } from './hub.js';
+import { abortReason, type StreamEndReason, type StreamInbox } from './inbox.js';
 
 /** Events read from the outbox per query while replaying. */
 export const REPLAY_BATCH = 500;
@@ -24,6 +25,12 @@ export interface StreamOptions {
   expiresAtMs: number;
   /** Closes the connection of a stream dropped for being slow. */
   onDropped: () => void;
+  /**
+   * Bytes its connection holds unsent (a WebSocket's; 0 over SSE, written
+   * only as fast as it drains): past LIVE_STREAM_QUEUE KiB the stream is
+   * dropped as a slow reader.
+   */
+  unsentBytes?: () => number;
   /** Aborted when the client goes away: the stream ends even while it waits. */
   signal: AbortSignal | undefined;
 }
@@ -105,6 +112,25 @@ function finish(
   logEnd(options, endReasonOf(inbox, thrown, hub), openedAt);
 }
 
+/** Unsent bytes a connection may hold per event of LIVE_STREAM_QUEUE before its stream is dropped. */
+export const UNSENT_BYTES_PER_QUEUED_EVENT = 1024;
+
+/**
+ * Drops the stream (its connection closed, as for a full queue: the stream
+ * ends with an AbortError, which tRPC ends quietly) when its
+ * connection holds more than LIVE_STREAM_QUEUE KiB unsent: a WebSocket is
+ * written without waiting for its socket, so a reader that stopped reading
+ * shows there, not in the stream's queue.
+ */
+function dropIfBacklogged(hub: LiveHub, inbox: StreamInbox, options: StreamOptions): void {
+  const unsent = options.unsentBytes?.() ?? 0;
+  if (unsent <= hub.streamLimits.maxQueue * UNSENT_BYTES_PER_QUEUED_EVENT) return;
+  const reason = abortReason(`The connection holds ${unsent} bytes unsent and was dropped`);
+  inbox.end(reason, 'slow reader');
+  inbox.onDropped();
+  throw reason;
+}
+
 function expired(): AppError {
   return new AppError(
     'UNAUTHENTICATED',
@@ -180,7 +206,10 @@ async function* userEvents(
     for (;;) {
       if (Date.now() >= expiresAtMs) throw expired();
       const event = await inbox.next(expiresAtMs);
-      if (event) yield { kind: 'event', event };
+      if (event) {
+        dropIfBacklogged(hub, inbox, options);
+        yield { kind: 'event', event };
+      }
     }
   } catch (error) {
     thrown = error;
@@ -233,6 +262,7 @@ async function* boardEvents(
           // Sent less than a second ago: wait it out, then send the top as it is then.
           await waitUntil(inbox, Math.min(due, expiresAtMs));
         } else {
+          dropIfBacklogged(hub, inbox, options);
           sent = top;
           sentAt = Date.now();
           yield top;

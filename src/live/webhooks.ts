@@ -237,7 +237,7 @@ export class WebhookWorker {
   }
 
   /**
-   * Each attempt is the root of a trace of its own (docs/OBSERVABILITY.md):
+   * Each attempt is the root of a trace of its own (docs/OPERATIONS.md, Traces):
    * its span holds the POST, which carries the W3C `traceparent` of that
    * trace to the receiver (the fetch instrumentation adds it), and the SQL
    * that records the attempt.

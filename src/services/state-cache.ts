@@ -4,7 +4,7 @@ import type { StateScope, UserState } from '../../db/queries/user-write/index.js
 /**
  * The state each user's last write on this instance left behind, so that
  * the user's next write can plan from it and send its one guarded statement
- * without reading first (docs/DECISIONS.md, "The write path's state cache").
+ * without reading first (docs/decisions/0014-write-state-cache.md).
  *
  * Nothing here is trusted. A plan made from a cached state is only ever
  * sent as a guarded write: the statement changes nothing unless the user is
@@ -56,7 +56,7 @@ export class UserStateCache {
    * finished, so it plans from the state they left instead of racing them
    * to a guarded statement one of them must lose (a lost race costs the
    * loser a read and a second write, each a trip through the event loop's
-   * queue; docs/DECISIONS.md). Always on, whatever the cache's size; writes
+   * queue; docs/decisions/0014-write-state-cache.md). Always on, whatever the cache's size; writes
    * of different users, and writes on other instances, never wait here: the
    * version guard still decides every race.
    */

@@ -9,7 +9,7 @@ import {
 } from '@opentelemetry/api';
 
 /**
- * OpenTelemetry tracing (docs/OBSERVABILITY.md, "Traces"). Off unless an
+ * OpenTelemetry tracing (docs/OPERATIONS.md, "Traces"). Off unless an
  * OTLP endpoint is configured (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or
  * OTEL_EXPORTER_OTLP_ENDPOINT) and OTEL_SDK_DISABLED is not `true`. When off,
  * nothing but `@opentelemetry/api` (a few no-op objects) is loaded and the

@@ -81,8 +81,17 @@ export interface Context {
   authentication: { pending?: Promise<Principal> };
   /** Sets response headers (e.g. RateLimit-*) on whichever face serves the request. */
   setHeaders(headers: Record<string, string>): void;
+  /** Which transport carries the call: HTTP (REST and /trpc), or a WebSocket at /trpc (subscriptions only). */
+  transport: 'http' | 'ws';
   /** Closes the connection at once (a live stream dropped for being too slow to read). */
   closeConnection(): void;
+  /**
+   * Bytes written to the connection that its socket has not sent yet: a
+   * WebSocket's `bufferedAmount` (tRPC's WebSocket adapter sends without
+   * waiting for the socket); 0 over HTTP, where the adapter writes a stream
+   * only as fast as its socket drains.
+   */
+  unsentBytes(): number;
   /** Names who the request acts for on its log line (never the token). */
   identify(who: { userId?: string; clientId?: string }): void;
 }
@@ -97,7 +106,9 @@ export function createContextInner(input: {
   ip?: string | undefined;
   calls?: number;
   setHeaders?: (headers: Record<string, string>) => void;
+  transport?: 'http' | 'ws';
   closeConnection?: () => void;
+  unsentBytes?: () => number;
   identify?: (who: { userId?: string; clientId?: string }) => void;
 }): Context {
   return {
@@ -111,7 +122,9 @@ export function createContextInner(input: {
     calls: input.calls ?? 1,
     authentication: {},
     setHeaders: input.setHeaders ?? (() => {}),
+    transport: input.transport ?? 'http',
     closeConnection: input.closeConnection ?? (() => {}),
+    unsentBytes: input.unsentBytes ?? (() => 0),
     identify: input.identify ?? (() => {}),
   };
 }

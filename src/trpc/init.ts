@@ -84,7 +84,7 @@ function mapped<R extends { ok: boolean; error?: unknown }>(result: R): R {
 }
 
 /**
- * The procedure's span (named after the procedure; docs/OBSERVABILITY.md), so
+ * The procedure's span (named after the procedure; docs/OPERATIONS.md, Traces), so
  * one trace holds the HTTP request, the procedure and its SQL. Opened by the
  * first middleware of every procedure (mapErrors, protectedProcedure): no
  * middleware of its own, which would copy the call's context once more.
@@ -123,8 +123,27 @@ function markFailure(span: Span, error: unknown): void {
   }
 }
 
-const mapErrors = t.middleware(({ path, type, next }) =>
-  procedureSpan(path, type, async () => mapped(await next())),
+/**
+ * Over a WebSocket (src/http/ws-face.ts) only subscriptions are served:
+ * queries and mutations take HTTP, where the request's middlewares (per-IP
+ * limit, body limits, the request log line) apply.
+ */
+function refuseOverSocket(ctx: Context, type: string): void {
+  if (ctx.transport === 'ws' && type !== 'subscription') {
+    throw toTRPCError(
+      new AppError(
+        'METHOD_NOT_ALLOWED',
+        'Over the WebSocket only subscriptions are served; call queries and mutations over HTTP',
+      ),
+    );
+  }
+}
+
+const mapErrors = t.middleware(({ ctx, path, type, next }) =>
+  procedureSpan(path, type, async () => {
+    refuseOverSocket(ctx, type);
+    return mapped(await next());
+  }),
 );
 
 export const router = t.router;
@@ -157,6 +176,7 @@ export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) 
 export const protectedProcedure = t.procedure.use(({ ctx, path, type, next }) =>
   procedureSpan(path, type, async () => {
     try {
+      refuseOverSocket(ctx, type);
       const principal = fanOf(await principalOf(ctx));
       const { db, userIds } = ctx.deps;
       for (let attempt = 1; ; attempt += 1) {
@@ -247,8 +267,11 @@ function serviceOf(
   return principal;
 }
 
-/** The request's principal: its token verified and its rate limit taken, once per HTTP request. */
-function principalOf(ctx: Context): Promise<Principal> {
+/**
+ * The request's principal: its token verified and its rate limit taken, once
+ * per HTTP request (or WebSocket connection, where it is done at connect).
+ */
+export function principalOf(ctx: Context): Promise<Principal> {
   ctx.authentication.pending ??= authenticate(ctx);
   return ctx.authentication.pending;
 }

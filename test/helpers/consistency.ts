@@ -65,13 +65,23 @@ export async function consistencyProblems(
                    and l.delta = -a.points))`,
     ],
     [
+      // Every event names a version of its type that exists: the cap check below reads the
+      // caps of those versions, and an event under no version must not pass it unseen.
+      'an event recorded under an event type version that does not exist',
+      sql`select a.user_id from activity_events a
+          where not exists (select 1 from catalog_definitions d
+                            where d.kind = 'event_type' and d.key = a.type
+                              and d.version = a.type_version)`,
+    ],
+    [
       // Units of a type one fan recorded (not reversed) in a UTC day or ISO week, against the
       // type's cap (docs/ACTIVITY.md, Caps): the largest cap among the versions the window's
-      // events were recorded under, so a cap an operator raised later is no violation.
+      // events were recorded under, so a cap an operator raised later is no violation. Every
+      // event of the window counts, also one whose version is missing (a left join).
       'a fan has recorded more of an event type in a day or week than its cap',
       sql`select a.user_id from activity_events a
-          join catalog_definitions d on d.kind = 'event_type' and d.key = a.type
-                                    and d.version = a.type_version
+          left join catalog_definitions d on d.kind = 'event_type' and d.key = a.type
+                                         and d.version = a.type_version
           cross join (values ('day'), ('week')) as w(span)
           where a.reversed_at is null
           group by a.user_id, a.type, w.span, date_trunc(w.span, a.occurred_at at time zone 'UTC')

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OutboxEvent } from '../../db/queries/events.js';
-import { MAX_WAIT_MS, StreamInbox, waitMs } from '../../src/live/hub.js';
+import { MAX_WAIT_MS, StreamInbox, waitMs } from '../../src/live/inbox.js';
 
 /**
  * One stream's inbox without a database: what reaches the reader, and how

@@ -332,28 +332,78 @@ describe(`points from activity: a concurrent storm on ${testDbKind}`, () => {
       }
     }
   }, 300_000);
+});
 
-  it('the cap check finds a fan past a cap (the invariant can fail)', async () => {
-    const db = database.db;
-    const fan = await sql<{ userId: string }>`
-      SELECT user_id FROM activity_events WHERE type = 'match_checkin' AND reversed_at IS NULL
-      GROUP BY user_id, date_trunc('day', occurred_at AT TIME ZONE 'UTC')
-      HAVING count(*) = ${CHECKIN_CAP} LIMIT 1`.execute(db);
-    expect(fan.rows).toHaveLength(1);
+describe('the cap check of test/helpers/consistency.ts', () => {
+  let fans = 0;
+  /** A fan of its own with exactly the day's cap of check-ins: no other test's data. */
+  async function fanAtTheCap() {
+    fans += 1;
+    const app = apps[0];
+    const service = await app.serviceToken('cap-check');
+    const subject = `cap-check-${process.pid}-${Date.now().toString(36)}-${fans}`;
+    const occurredAt = new Date(Date.now() - 60_000).toISOString();
+    const response = await app.request('POST', '/api/events', {
+      token: service,
+      body: {
+        events: Array.from({ length: CHECKIN_CAP }, (_, i) => ({
+          id: `${subject}-${i}`,
+          subject,
+          type: 'match_checkin',
+          occurredAt,
+        })),
+      },
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data.results.map((r: any) => r.status)).toEqual(
+      Array(CHECKIN_CAP).fill('recorded'),
+    );
+    return subject;
+  }
+
+  /** Problems the checks named `only` find with one more of the fan's check-ins, rolled back. */
+  async function problemsWithASixth(
+    subject: string,
+    typeVersion: 'same' | 'missing',
+    only: RegExp,
+  ) {
     const rollback = new Error('rollback');
+    let problems: string[] = [];
     await expect(
-      db.transaction().execute(async (trx) => {
-        await sql`INSERT INTO activity_events (client_id, event_id, user_id, type, type_version,
-                    value, occurred_at, body_hash, points, balance_after)
-                  SELECT client_id, event_id || '-sixth', user_id, type, type_version, value,
-                         occurred_at, body_hash, points, balance_after
-                  FROM activity_events WHERE user_id = ${fan.rows[0]!.userId}
-                    AND type = 'match_checkin' AND reversed_at IS NULL LIMIT 1`.execute(trx);
-        const problems = await consistencyProblems(trx, { only: /cap/ });
-        expect(problems).toHaveLength(1); // the day's (check-ins have no week cap)
+      database.db.transaction().execute(async (trx) => {
+        const inserted = await sql`
+          INSERT INTO activity_events (client_id, event_id, user_id, type, type_version,
+            value, occurred_at, body_hash, points, balance_after)
+          SELECT client_id, event_id || '-sixth', user_id, type,
+                 CASE WHEN ${typeVersion} = 'missing' THEN 999999 ELSE type_version END,
+                 value, occurred_at, body_hash, points, balance_after
+          FROM activity_events WHERE client_id = 'cap-check' AND event_id = ${`${subject}-0`}`.execute(
+          trx,
+        );
+        expect(Number(inserted.numAffectedRows)).toBe(1);
+        problems = await consistencyProblems(trx, { only });
         throw rollback;
       }),
     ).rejects.toBe(rollback);
-    expect(await consistencyProblems(db, { only: /cap/ })).toEqual([]);
+    return problems;
+  }
+
+  it('finds a fan past a cap (the invariant can fail)', async () => {
+    const subject = await fanAtTheCap();
+    expect(await consistencyProblems(database.db, { only: /cap/ })).toEqual([]);
+    const problems = await problemsWithASixth(subject, 'same', /cap/);
+    expect(problems).toHaveLength(1); // the day's (check-ins have no week cap)
+    expect(problems[0]).toMatch(/more of an event type in a day or week than its cap/);
+    expect(await consistencyProblems(database.db, { only: /cap/ })).toEqual([]);
+  });
+
+  it('counts an event whose type version does not exist, and names it', async () => {
+    const subject = await fanAtTheCap();
+    const problems = await problemsWithASixth(subject, 'missing', /cap|version/);
+    expect(problems.map((p) => p.split(':')[0])).toEqual([
+      'an event recorded under an event type version that does not exist',
+      'a fan has recorded more of an event type in a day or week than its cap',
+    ]);
+    expect(await consistencyProblems(database.db, { only: /cap|version/ })).toEqual([]);
   });
 });

@@ -15,7 +15,8 @@ import { assertResponseConforms } from '../../helpers/openapi-conformance.js';
 import { startTestApp, uniqueSubject, type TestApp, useTestApp } from '../../helpers/test-app.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const README = await readFile(new URL('README.md', `file://${ROOT}/`), 'utf8');
+/** The walkthroughs whose snippets these tests run, as written. */
+const GUIDE = await readFile(new URL('docs/GUIDE.md', `file://${ROOT}/`), 'utf8');
 
 const { app, database } = useTestApp();
 
@@ -40,12 +41,12 @@ function restClient(token: string) {
   return client;
 }
 
-/** The body of the section under `heading`, up to the next heading of that level or higher. */
-function readmeSection(heading: string): string {
-  const start = README.indexOf(`\n${heading}\n`);
-  expect(start, `README has "${heading}"`).toBeGreaterThan(-1);
+/** The body of docs/GUIDE.md's section under `heading`, up to the next heading of that level or higher. */
+function guideSection(heading: string): string {
+  const start = GUIDE.indexOf(`\n${heading}\n`);
+  expect(start, `docs/GUIDE.md has "${heading}"`).toBeGreaterThan(-1);
   const level = heading.split(' ', 1)[0] as string;
-  const rest = README.slice(start + heading.length + 2);
+  const rest = GUIDE.slice(start + heading.length + 2);
   const end = rest.search(new RegExp(`\\n#{1,${level.length}} `));
   return end === -1 ? rest : rest.slice(0, end);
 }
@@ -158,9 +159,9 @@ describe('the typed tRPC client', () => {
   });
 });
 
-describe('README usage sections', () => {
+describe('docs/GUIDE.md usage sections', () => {
   it('shows the tRPC client example byte for byte, and it runs', async () => {
-    const [snippet] = codeBlocks(readmeSection('### The typed tRPC client'), 'ts');
+    const [snippet] = codeBlocks(guideSection('### The typed tRPC client'), 'ts');
     const file = await readFile(new URL('../../clients/trpc-client.example.ts', import.meta.url));
     expect(snippet).toBe(file.toString('utf8'));
     const handle = uniqueSubject('fan').replaceAll('-', '_').slice(0, 30);
@@ -176,7 +177,7 @@ describe('README usage sections', () => {
   });
 
   it('shows the events client example byte for byte, and it runs', async () => {
-    const [snippet] = codeBlocks(readmeSection('## Points from other services'), 'ts');
+    const [snippet] = codeBlocks(guideSection('## Points from other services'), 'ts');
     const file = await readFile(new URL('../../clients/events-client.example.ts', import.meta.url));
     expect(snippet).toBe(file.toString('utf8'));
     const fan = uniqueSubject('fan');
@@ -195,18 +196,18 @@ describe('README usage sections', () => {
   });
 
   it('shows the generated-client example byte for byte, and it runs', async () => {
-    const [snippet] = codeBlocks(readmeSection('### A generated REST client'), 'ts');
+    const [snippet] = codeBlocks(guideSection('### A generated REST client'), 'ts');
     const file = await readFile(new URL('../../clients/rest-client.example.ts', import.meta.url));
     expect(snippet).toBe(file.toString('utf8'));
     expect(await onboardOverRest(app.url, await app.token())).toEqual({ status: 201, points: 125 });
   });
 });
 
-describe('README curl commands', () => {
+describe('docs/GUIDE.md curl commands', () => {
   let devApp: TestApp;
 
   beforeAll(async () => {
-    // The README gets its token from `npm run token`, i.e. the development
+    // The guide gets its token from `npm run token`, i.e. the development
     // identity provider: run a service that trusts it, on the same DATA_DIR.
     devApp = await startTestApp({ database, env: { AUTH_ISSUER: '', AUTH_JWKS_URL: '' } });
   });
@@ -215,8 +216,8 @@ describe('README curl commands', () => {
     await devApp?.close();
   });
 
-  it('run as written and answer what the README shows', async () => {
-    const section = readmeSection('### REST with curl');
+  it('run as written and answer what docs/GUIDE.md shows', async () => {
+    const section = guideSection('### REST with curl');
     const script = codeBlocks(section, 'sh').join('\n');
     const calls = [...script.matchAll(/curl -s -X (\w+) http:\/\/localhost:3000(\S+)/g)].map(
       (match) => ({ method: match[1] as string, path: match[2] as string }),
@@ -268,7 +269,7 @@ describe('README curl commands', () => {
     expect(onboarded.data.user.points).toBe((shown[1] as typeof onboarded).data.user.points);
 
     // Then the events section's command, for the same alice, as written.
-    const events = readmeSection('## Points from other services');
+    const events = guideSection('## Points from other services');
     const eventScript = codeBlocks(events, 'sh').join('\n');
     const { stdout: eventOut } = await promisify(execFile)(
       'bash',
@@ -305,7 +306,7 @@ describe('README curl commands', () => {
   });
 });
 
-/** Same keys all the way down; the README's values stand for any value of the same kind. */
+/** Same keys all the way down; the guide's values stand for any value of the same kind. */
 function sameShape(actual: unknown, shown: unknown): boolean {
   if (shown === '…') return true;
   if (Array.isArray(shown)) {

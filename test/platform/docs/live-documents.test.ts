@@ -129,7 +129,11 @@ describe('openapi.json webhooks and asyncapi.json streams against the real thing
         .map((p) => p.name);
       expect(names).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
     }
-    expect(Object.keys(asyncapi.channels).sort()).toEqual(['leaderboardEvents', 'myEvents']);
+    expect(Object.keys(asyncapi.channels).sort()).toEqual([
+      'leaderboardEvents',
+      'myEvents',
+      'socket',
+    ]);
   });
 
   it('a stream’s messages and a receiver’s webhooks match the documents', async () => {

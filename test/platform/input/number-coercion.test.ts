@@ -10,7 +10,7 @@ import { uniqueSubject, useTestApp } from '../../helpers/test-app.js';
  * process: REST bodies took "0x10", [3], true and " 7 " as numbers, and /trpc
  * turned lenient after the first REST request. patches/trpc-to-openapi+*.patch
  * coerces only the query's and the path's strings, without touching any
- * schema (docs/upstream/trpc-to-openapi.md).
+ * schema (docs/upstream/trpc-to-openapi-coercion.md).
  *
  * The first test must stay the first request of this file: vitest gives each
  * file a fresh module graph, so it sees the schemas as no REST call has left

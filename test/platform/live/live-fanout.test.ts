@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../db/database.js';
 import { recordEvents } from '../../../db/queries/events.js';
 import { LiveBoards, type BoardOptions } from '../../../src/live/boards.js';
-import { StreamInbox } from '../../../src/live/hub.js';
+import { StreamInbox } from '../../../src/live/inbox.js';
 import { createLogger } from '../../../src/logger.js';
 import { SSE_PING_MS } from '../../../src/trpc/init.js';
 import { CountStatements } from '../../helpers/count-statements.js';

@@ -11,6 +11,7 @@ import { openUserEvents, REPLAY_BATCH } from '../../../src/live/streams.js';
 import { watchMyEvents } from '../../clients/live-client.example.js';
 import { Collector, dataEvents, liveClient, openSse } from '../../helpers/live.js';
 import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../../helpers/test-app.js';
+import { holdsFor } from '../../helpers/waits.js';
 
 /**
  * Live subscriptions over real HTTP (Server-Sent Events), with the typed tRPC
@@ -756,7 +757,7 @@ describe('what the typed client (httpSubscriptionLink + EventSource) does with e
         expect(refusals()).toBe(1);
         // An EventSource reconnects ~3 s after its stream ends; a client that
         // stopped does not come back.
-        await new Promise((resolve) => setTimeout(resolve, 4_500));
+        await holdsFor('one refusal, no reconnection', 4_500, () => refusals() === 1);
         expect(refusals()).toBe(1);
         expect(events.error).toBeInstanceOf(TRPCClientError);
       } finally {
@@ -844,14 +845,14 @@ describe('what the typed client (httpSubscriptionLink + EventSource) does with e
   });
 });
 
-describe('README: subscribe from TypeScript', () => {
+describe('docs/GUIDE.md: subscribe from TypeScript', () => {
   it('shows test/clients/live-client.example.ts byte for byte, and it runs', async () => {
-    const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
+    const guide = await readFile(new URL('../../../docs/GUIDE.md', import.meta.url), 'utf8');
     const example = await readFile(
       new URL('../../clients/live-client.example.ts', import.meta.url),
       'utf8',
     );
-    const section = readme.slice(readme.indexOf('\n### Subscribe from TypeScript\n'));
+    const section = guide.slice(guide.indexOf('\n### Subscribe from TypeScript\n'));
     expect(section.slice(section.indexOf('```ts\n') + 6).startsWith(`${example}\`\`\``)).toBe(true);
 
     // No global EventSource (Node 20 and 22 have none): the client package brings its own.

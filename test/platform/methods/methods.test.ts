@@ -96,7 +96,7 @@ describe('every HTTP method Node accepts, on the REST paths', () => {
       }
       const unknown = await send(method, '/api/no-such-path');
       const where = `${method} /api/no-such-path`;
-      // A body method is refused for its missing Content-Type first (docs/DECISIONS.md, Requests).
+      // A body method is refused for its missing Content-Type first (docs/decisions/0003-requests-and-methods.md).
       if (BODY_METHODS.includes(method)) expect(unknown.status, where).toBe(415);
       else expectNotFound(unknown, where);
     }
