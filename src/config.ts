@@ -8,7 +8,14 @@ import { DEFAULT_EVENT_MAX_AGE_HOURS, DEFAULT_NEW_SUBJECTS_PER_MINUTE } from './
 import { hostProblem, parseNetwork, type AllowedNetworks } from './domain/network.js';
 import type { HandlePolicy } from './domain/handles.js';
 import { SEASON_ARCHIVE_TIMEOUT_MS } from './domain/seasons.js';
-import { CONFIG_VARIABLES, envSchema, isOrigin, list, isLoopbackUrl, type Env } from './config-env.js';
+import {
+  CONFIG_VARIABLES,
+  envSchema,
+  isOrigin,
+  list,
+  isLoopbackUrl,
+  type Env,
+} from './config-env.js';
 import type { AuthConfig, Config, ReplicaConfig, WebhookConfig } from './config-types.js';
 
 export type * from './config-types.js';
@@ -21,7 +28,6 @@ export const DEV_ISSUER = 'urn:user-profile-service:dev-idp';
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
-
 
 function allowedNetworks(env: Env): AllowedNetworks {
   return Object.freeze(list(env.WEBHOOK_ALLOWED_NETWORKS).map((entry) => parseNetwork(entry)!));
@@ -47,7 +53,6 @@ function webhookConfig(env: Env): WebhookConfig | undefined {
     retryForSeconds: env.WEBHOOK_RETRY_FOR_SECONDS,
   });
 }
-
 
 function replicaConfig(env: Env): ReplicaConfig | undefined {
   if (env.DATABASE_READ_URL === undefined) return undefined;
