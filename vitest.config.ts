@@ -1,5 +1,17 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Files that run in a fresh module graph of their own (vitest's default
+ * isolation). Every other file shares its worker's loaded modules with the
+ * files the worker ran before it (`isolate: false`), so the app's modules are
+ * imported once per worker, not once per file: docs/decisions/0120-test-projects.md.
+ */
+const ISOLATED: string[] = [
+  // Checks that the process-wide metrics registry (src/metrics.ts) holds no
+  // replica series once its replicas are gone.
+  'test/db/read-replica/read-replica.test.ts',
+];
 
 export default defineConfig({
   // The README's client examples import the client package; tests run its source.
@@ -12,16 +24,29 @@ export default defineConfig({
   },
   test: {
     environment: 'node',
-    include: ['test/**/*.test.ts'],
-    // Builds the migrated PGlite template once per run (see test/global-setup.ts).
+    // Builds the migrated PGlite template once per project (see test/global-setup.ts).
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Each test file opens its own PGlite (~300 MB, ~800 MB when one is
-    // created from scratch) and service processes; two files at a time suits
-    // a 2-core machine. Forks, not threads: PGlite's WASM memory and a crash
-    // stay in one process.
+    // Each test file opens its own PGlite (~300 MB) and service processes;
+    // two files at a time suits a 2-core machine. Forks, not threads:
+    // PGlite's WASM memory and a crash stay in one process.
     pool: 'forks',
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...ISOLATED],
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'isolated', include: ISOLATED },
+      },
+    ],
   },
 });

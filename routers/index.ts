@@ -1,5 +1,6 @@
 import { mergeRouters } from '../src/trpc/init.js';
 import { adminRouter } from './admin.js';
+import { adminDefinitionsRouter } from './admin-definitions.js';
 import { adminDeliveriesRouter } from './admin-deliveries.js';
 import { adminFansRouter } from './admin-fans.js';
 import { adminWebhooksRouter } from './admin-webhooks.js';
@@ -14,6 +15,7 @@ export const appRouter = mergeRouters(
   leaderboardRouter,
   liveRouter,
   eventsRouter,
+  adminDefinitionsRouter,
   adminRouter,
   adminFansRouter,
   adminWebhooksRouter,

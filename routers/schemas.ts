@@ -237,7 +237,7 @@ export const OnboardingSchema = z
 // ---------------------------------------------------------------------------
 // Read APIs: query inputs and page shapes.
 
-const pageLimit = z
+export const pageLimit = z
   .number()
   .int()
   .min(1)
@@ -246,7 +246,7 @@ const pageLimit = z
   .meta({ description: 'Entries per page, 1–100 (default 20)' });
 
 /** An opaque cursor: decoded here, so a forged one is a 400 naming `cursor`. */
-function cursorParam<T>(decode: (cursor: string) => T | undefined) {
+export function cursorParam<T>(decode: (cursor: string) => T | undefined) {
   return z
     .string()
     .max(MAX_CURSOR_LENGTH)
@@ -323,7 +323,7 @@ export const PointsHistoryInput = z
   })
   .meta({ id: 'PointsHistoryInput' });
 
-const nextCursor = z
+export const nextCursor = z
   .string()
   .nullable()
   .meta({ description: 'Pass as `cursor` for the next page; null on the last page' });

@@ -85,3 +85,32 @@ export function validationError(issues: Issue[]): AppError {
     : 'The request is not valid';
   return new AppError('VALIDATION_FAILED', message, { issues });
 }
+
+interface SchemaIssue {
+  code?: string;
+  path?: readonly PropertyKey[] | readonly { key: PropertyKey }[];
+  message: string;
+  keys?: string[];
+}
+
+/**
+ * Zod (and any Standard Schema) issues as contract issues. An unknown key gets
+ * one issue per key whose path names it, so a typo is impossible to miss.
+ */
+export function schemaIssues(cause: unknown): Issue[] | undefined {
+  if (typeof cause !== 'object' || cause === null || !('issues' in cause)) return undefined;
+  const raw = (cause as { issues: unknown }).issues;
+  if (!Array.isArray(raw)) return undefined;
+  return (raw as SchemaIssue[]).flatMap((issue) => {
+    const path = (issue.path ?? [])
+      .map((segment) => String(typeof segment === 'object' ? segment.key : segment))
+      .join('.');
+    if (issue.code === 'unrecognized_keys' && issue.keys) {
+      return issue.keys.map((key) => ({
+        path: path ? `${path}.${key}` : key,
+        message: issue.message,
+      }));
+    }
+    return [{ path, message: issue.message }];
+  });
+}

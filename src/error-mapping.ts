@@ -2,7 +2,14 @@ import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { z } from 'zod';
 import { isDatabaseUnavailable } from '../db/queries/errors.js';
-import { AppError, ERROR_CODES, validationError, type ErrorCode, type Issue } from './app-error.js';
+import {
+  AppError,
+  ERROR_CODES,
+  schemaIssues,
+  validationError,
+  type ErrorCode,
+  type Issue,
+} from './app-error.js';
 import type { Logger } from './logger.js';
 
 /*
@@ -182,33 +189,4 @@ export function errorHeaders(error: AppError): Record<string, string> {
     headers['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
   }
   return headers;
-}
-
-interface SchemaIssue {
-  code?: string;
-  path?: readonly PropertyKey[] | readonly { key: PropertyKey }[];
-  message: string;
-  keys?: string[];
-}
-
-/**
- * Zod (and any Standard Schema) issues as contract issues. An unknown key gets
- * one issue per key whose path names it, so a typo is impossible to miss.
- */
-function schemaIssues(cause: unknown): Issue[] | undefined {
-  if (typeof cause !== 'object' || cause === null || !('issues' in cause)) return undefined;
-  const raw = (cause as { issues: unknown }).issues;
-  if (!Array.isArray(raw)) return undefined;
-  return (raw as SchemaIssue[]).flatMap((issue) => {
-    const path = (issue.path ?? [])
-      .map((segment) => String(typeof segment === 'object' ? segment.key : segment))
-      .join('.');
-    if (issue.code === 'unrecognized_keys' && issue.keys) {
-      return issue.keys.map((key) => ({
-        path: path ? `${path}.${key}` : key,
-        message: issue.message,
-      }));
-    }
-    return [{ path, message: issue.message }];
-  });
 }

@@ -266,10 +266,16 @@ export const REQUEST_EXAMPLES: Record<string, Examples> = {
       value: { expectedVersion: 1, definition: { ...cupFinal, points: 50 } },
     },
   },
+  adminPatchDefinition: {
+    points: {
+      summary: 'Make it worth 60, everything else as it is (the version read was 2)',
+      value: { expectedVersion: 2, definition: { points: 60 } },
+    },
+  },
   adminRetireDefinition: {
     retire: {
-      summary: 'Retire it after the final (the version read was 2)',
-      value: { expectedVersion: 2 },
+      summary: 'Retire it after the final (the version read was 3)',
+      value: { expectedVersion: 3 },
     },
   },
   adminAdjustPoints: {
@@ -552,14 +558,21 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, Examples>> = {
     }),
   },
   adminDefinitionHistory: {
-    '200': ok('versions', 'Every version, newest first', {
-      versions: [cupFinalVersion(3, 50, true), cupFinalVersion(2, 50), cupFinalVersion(1, 40)],
+    '200': ok('versions', 'Its versions, newest first: the last page', {
+      versions: [
+        cupFinalVersion(4, 60, true),
+        cupFinalVersion(3, 60),
+        cupFinalVersion(2, 50),
+        cupFinalVersion(1, 40),
+      ],
+      nextCursor: null,
     }),
   },
   adminCreateDefinition: { '201': ok('created', 'Version 1', cupFinalVersion(1, 40)) },
   adminUpdateDefinition: { '200': ok('updated', 'Version 2', cupFinalVersion(2, 50)) },
+  adminPatchDefinition: { '200': ok('patched', 'Version 3', cupFinalVersion(3, 60)) },
   adminRetireDefinition: {
-    '200': ok('retired', 'Version 3, retired', cupFinalVersion(3, 50, true)),
+    '200': ok('retired', 'Version 4, retired', cupFinalVersion(4, 60, true)),
   },
   adminAdjustPoints: {
     '200': ok('adjusted', '10 points added', {

@@ -241,20 +241,24 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One definition with every version
-         * @description Every version, newest first: what was in force when, and who changed it. A retired definition stays readable here.
+         * One definition with its versions, a page at a time
+         * @description Its versions, newest first: what was in force when, and who changed it, `limit` at a time; `nextCursor` passed back as `cursor` reads on. A retired definition stays readable here.
          */
         get: operations["adminDefinitionHistory"];
         /**
          * Change a definition
-         * @description The next version, if `expectedVersion` is the newest (else 409 DEFINITION_CONFLICT: read it again). A retired definition comes back. Nothing awarded is taken back or awarded twice: a quest’s tiers already reached keep their award; new targets count from the progress stored.
+         * @description The next version, the whole definition as sent (a field left out takes its default; PATCH changes some fields), if `expectedVersion` is the newest (else 409 DEFINITION_CONFLICT: read it again). A retired definition comes back. Nothing awarded is taken back or awarded twice: a quest’s tiers already reached keep their award; new targets count from the progress stored.
          */
         put: operations["adminUpdateDefinition"];
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change some fields of a definition
+         * @description The next version, with the fields sent in place of those of `expectedVersion` and every other field as it was (PUT replaces the whole definition). The result is checked as a whole definition: a problem is a 400 naming `definition.<field>`. 409 DEFINITION_CONFLICT when `expectedVersion` is not the newest. A retired definition comes back.
+         */
+        patch: operations["adminPatchDefinition"];
         trace?: never;
     };
     "/api/admin/definitions/{kind}/{key}/retire": {
@@ -855,6 +859,64 @@ export interface components {
             period: "day" | "week";
             /** @default [] */
             milestones: {
+                length: number;
+                points: number;
+            }[];
+        };
+        /** @description Fields of the definition’s kind to change (not `kind` or `key`), at least one. */
+        DefinitionPatch: {
+            title?: string;
+            description?: string;
+            /** @description Points per unit of `value` (an event’s value defaults to 1). */
+            points?: number;
+            maxValue?: number;
+            caps?: {
+                day?: number;
+                week?: number;
+            };
+            order?: number;
+            /** @enum {string} */
+            repeat?: "once" | "day" | "week" | "month";
+            goal?: {
+                /** @constant */
+                kind: "onboarded";
+            } | {
+                /** @constant */
+                kind: "field_set";
+                /** @enum {string} */
+                field: "name" | "handle" | "location" | "favoriteSport" | "favoriteTeam" | "favoritePlayer" | "rivalTeam" | "profileUrl";
+            } | {
+                /** @constant */
+                kind: "fields_filled";
+            } | {
+                /** @constant */
+                kind: "events";
+                /** @description Stable key: 1–64 of a–z, 0–9 and _, starting with a letter. */
+                eventType: string;
+                /**
+                 * @description `count` counts events; `sum` adds their values.
+                 * @default count
+                 * @enum {string}
+                 */
+                measure: "count" | "sum";
+            } | {
+                /** @constant */
+                kind: "quests";
+                quests: string[];
+            };
+            /** @description Targets in increasing order; reaching each awards its points once per period. */
+            tiers?: {
+                target: number;
+                points: number;
+            }[];
+            /** @description Stable key: 1–64 of a–z, 0–9 and _, starting with a letter. */
+            eventType?: string;
+            /**
+             * @description A streak counts consecutive UTC days or ISO weeks with a qualifying event.
+             * @enum {string}
+             */
+            period?: "day" | "week";
+            milestones?: {
                 length: number;
                 points: number;
             }[];
@@ -1780,6 +1842,10 @@ export interface components {
         AdminUpdateDefinitionInput: {
             expectedVersion: number;
             definition: components["schemas"]["Definition"];
+        };
+        AdminPatchDefinitionInput: {
+            expectedVersion: number;
+            definition: components["schemas"]["DefinitionPatch"];
         };
         AdminRetireDefinitionInput: {
             expectedVersion: number;
@@ -3419,7 +3485,12 @@ export interface operations {
     };
     adminDefinitionHistory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Entries per page, 1–100 (default 20) */
+                limit?: number;
+                /** @description nextCursor of the previous page, unchanged; omit for the first page */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 /** @description event_type, quest or streak */
@@ -3441,7 +3512,10 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: {
+                            /** @description Newest first */
                             versions: components["schemas"]["DefinitionVersion"][];
+                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -3534,6 +3608,137 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AdminUpdateDefinitionInput"];
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["DefinitionVersion"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE or CLIENT_NOT_ALLOWED: Forbidden */
+            403: {
+                headers: {
+                    /** @description With INSUFFICIENT_SCOPE: Bearer error="insufficient_scope", scope="<the scope needed>" (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description HANDLE_TAKEN or HANDLE_CHANGE_COOLDOWN or INSUFFICIENT_BALANCE or POINTS_LIMIT_REACHED or DEFINITION_CONFLICT or WEBHOOK_ENDPOINT_CONFLICT: Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminPatchDefinition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description event_type, quest or streak */
+                kind: "event_type" | "quest" | "streak";
+                /** @description Stable key: 1–64 of a–z, 0–9 and _, starting with a letter. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminPatchDefinitionInput"];
             };
         };
         responses: {

@@ -4,6 +4,8 @@ import { createQueryClient, setToken } from './api.js';
 import { signIn, type Session, type Settings } from './auth.js';
 import { FansPage } from './pages/Fans.js';
 import { FanPage } from './pages/Fan.js';
+import { GamePage } from './pages/Game.js';
+import { AuditPage } from './pages/Audit.js';
 
 interface Props {
   settings: Settings;
@@ -22,7 +24,11 @@ function useRoute(): string[] {
   return route;
 }
 
-const PAGES = [{ path: 'fans', title: 'Fans' }] as const;
+const PAGES = [
+  { path: 'fans', title: 'Fans' },
+  { path: 'game', title: 'Game' },
+  { path: 'audit', title: 'Audit' },
+] as const;
 
 export function App({ settings, initialSession }: Props) {
   const [session, setSession] = useState(initialSession);
@@ -93,7 +99,17 @@ export function App({ settings, initialSession }: Props) {
           </button>
         </span>
       </header>
-      <main>{page === 'fans' && rest[0] ? <FanPage userId={rest[0]} /> : <FansPage />}</main>
+      <main>
+        {page === 'game' ? (
+          <GamePage />
+        ) : page === 'audit' ? (
+          <AuditPage />
+        ) : rest[0] ? (
+          <FanPage userId={rest[0]} />
+        ) : (
+          <FansPage />
+        )}
+      </main>
     </QueryClientProvider>
   );
 }

@@ -48,19 +48,23 @@ export async function latestDefinitions(
   return { revision, rows: rows.map(({ revision: _, ...row }) => row) };
 }
 
-/** Every stored version of one definition, oldest first (empty when it never existed). */
+/**
+ * Stored versions of one definition, newest first (empty when it never
+ * existed): up to `limit`, older than `beforeVersion` when given.
+ */
 export function definitionVersions(
   db: Kysely<Database>,
   kind: DefinitionKindColumn,
   key: string,
+  page: { limit: number; beforeVersion?: number | undefined },
 ): Promise<DefinitionRow[]> {
-  return db
+  let query = db
     .selectFrom('catalogDefinitions')
     .select(['kind', 'key', 'version', 'definition', 'retired', 'changedBy', 'changedAt'])
     .where('kind', '=', kind)
-    .where('key', '=', key)
-    .orderBy('version')
-    .execute();
+    .where('key', '=', key);
+  if (page.beforeVersion !== undefined) query = query.where('version', '<', page.beforeVersion);
+  return query.orderBy('version', 'desc').limit(page.limit).execute();
 }
 
 /**

@@ -196,13 +196,53 @@ export const StreakDefinitionSchema = z
   });
 export type StreakDefinition = z.infer<typeof StreakDefinitionSchema>;
 
-export const DefinitionSchema = z.union([
+// Discriminated by `kind`: a body of a known kind is checked against that kind alone, so each
+// problem is named by its field (`definition.title`), not one "Invalid input" for the union.
+export const DefinitionSchema = z.discriminatedUnion('kind', [
   EventTypeDefinitionSchema,
   QuestDefinitionSchema,
   StreakDefinitionSchema,
 ]);
 export type Definition = z.infer<typeof DefinitionSchema>;
 export type DefinitionKind = Definition['kind'];
+
+type Patchable<S extends z.ZodRawShape> = {
+  [K in Exclude<keyof S, 'kind' | 'key'>]: z.ZodOptional<
+    S[K] extends z.ZodDefault<infer T extends z.ZodType> ? T : S[K]
+  >;
+};
+
+/** A kind's fields but kind and key, each optional and without its default. */
+function patchable<S extends z.ZodRawShape>(shape: S): Patchable<S> {
+  return Object.fromEntries(
+    Object.entries(shape)
+      .filter(([name]) => name !== 'kind' && name !== 'key')
+      .map(([name, field]) => {
+        const bare = (field instanceof z.ZodDefault ? field.unwrap() : field) as z.ZodType;
+        return [name, bare.optional()];
+      }),
+  ) as Patchable<S>;
+}
+
+/**
+ * A partial change of a definition (PATCH): any fields of its kind, each
+ * checked as the full definition checks it; a field left out keeps its value
+ * (a default is never filled in). The changed definition is checked whole
+ * again (`patchedDefinition`), so a field of another kind is refused there.
+ */
+export const DefinitionPatchSchema = z
+  .strictObject({
+    ...patchable(EventTypeDefinitionSchema.shape),
+    ...patchable(QuestDefinitionSchema.shape),
+    ...patchable(StreakDefinitionSchema.shape),
+  })
+  .refine((patch) => Object.keys(patch).length > 0, 'No fields to change');
+export type DefinitionPatch = z.infer<typeof DefinitionPatchSchema>;
+
+/** `current` with the patch's fields in place of its own, checked as a whole definition. */
+export function patchedDefinition(current: Definition, patch: DefinitionPatch) {
+  return DefinitionSchema.safeParse({ ...current, ...patch });
+}
 
 /** A definition as stored: its body and the version it has. */
 export interface Versioned<D extends Definition = Definition> {

@@ -61,6 +61,9 @@ const leaderboardKeyset = z.tuple([
 
 const ledgerKeyset = z.tuple([z.literal('pts'), pgPositiveInt8Text]);
 
+// A definition's versions: the version served last (an int4, from 1).
+const definitionKeyset = z.tuple([z.literal('def'), pgInt4.min(1)]);
+
 function encode(keyset: unknown): string {
   return Buffer.from(JSON.stringify(keyset), 'utf8').toString('base64url');
 }
@@ -98,5 +101,15 @@ export function encodeLedgerCursor(entryId: string): string {
 /** The ledger entry id a points-history cursor points after, or undefined. */
 export function decodeLedgerCursor(cursor: string): string | undefined {
   const parsed = ledgerKeyset.safeParse(decode(cursor));
+  return parsed.success ? parsed.data[1] : undefined;
+}
+
+export function encodeDefinitionCursor(version: number): string {
+  return encode(['def', version]);
+}
+
+/** The definition version a history cursor points after (older versions follow), or undefined. */
+export function decodeDefinitionCursor(cursor: string): number | undefined {
+  const parsed = definitionKeyset.safeParse(decode(cursor));
   return parsed.success ? parsed.data[1] : undefined;
 }

@@ -15,19 +15,23 @@ import {
   type UserWritePlan,
 } from '../../db/queries/user-write/index.js';
 import type { AdminAuditRow } from '../../db/schema.js';
-import { AppError } from '../app-error.js';
+import { AppError, schemaIssues, validationError } from '../app-error.js';
 import { isAccount } from '../domain/accounts.js';
 import { ALL_TIME_BOARD } from '../domain/boards.js';
 import {
   DefinitionSchema,
   definitionId,
+  patchedDefinition,
   referenceProblems,
   type Definition,
   type DefinitionKind,
+  type DefinitionPatch,
 } from '../domain/catalog.js';
+import { encodeDefinitionCursor } from '../domain/cursor.js';
 import { pointsAwarded } from '../domain/events.js';
 import { pointsLimitError, pointsMove, withinPointsLimit } from '../domain/ledger.js';
 import { reverseEvent, type ActivityDeps, type ReversalResult } from './activity.js';
+import { toPage, type Page } from './page.js';
 import { applyFanWrite, backOff, tooManyWrites, WRITE_ATTEMPTS } from './write-retry.js';
 
 /**
@@ -80,15 +84,61 @@ export async function listDefinitions(
     .map(versionOf);
 }
 
-/** Every version of one definition, newest first. */
+/**
+ * One page of a definition's versions, newest first: `limit` of them, older
+ * than `beforeVersion` (a cursor's) when given. 404 when it never existed.
+ */
 export async function definitionHistory(
   deps: Pick<AdminDeps, 'db'>,
   kind: DefinitionKind,
   key: string,
-): Promise<DefinitionVersion[]> {
-  const rows = await definitionVersions(deps.db, kind, key);
-  if (rows.length === 0) throw notFound(kind, key);
-  return rows.map(versionOf).reverse();
+  page: { limit: number; beforeVersion?: number | undefined },
+): Promise<Page<DefinitionVersion>> {
+  const rows = await definitionVersions(deps.db, kind, key, { ...page, limit: page.limit + 1 });
+  if (rows.length === 0) {
+    // Past the oldest version, or never defined: only the latter is a 404.
+    const [newest] = await definitionVersions(deps.db, kind, key, { limit: 1 });
+    if (!newest) throw notFound(kind, key);
+  }
+  return toPage(rows.map(versionOf), page.limit, (last) => encodeDefinitionCursor(last.version));
+}
+
+/**
+ * A partial change (PATCH): the fields sent in place of those of version
+ * `expectedVersion`, the rest kept; the result is checked whole (a 400
+ * naming `definition.<field>`) and stored as `changeDefinition` stores an
+ * update, which checks the version again under the catalog's lock.
+ */
+export async function patchDefinition(
+  deps: AdminDeps,
+  actor: string,
+  change: { kind: DefinitionKind; key: string; expectedVersion: number; patch: DefinitionPatch },
+): Promise<DefinitionVersion> {
+  const [latest] = await definitionVersions(deps.db, change.kind, change.key, { limit: 1 });
+  if (!latest) throw notFound(change.kind, change.key);
+  if (latest.version !== change.expectedVersion) throw staleVersion(latest, change.expectedVersion);
+  const patched = patchedDefinition(versionOf(latest).definition, change.patch);
+  if (!patched.success) {
+    throw validationError(
+      (schemaIssues(patched.error) ?? []).map((issue) => ({
+        ...issue,
+        path: issue.path ? `definition.${issue.path}` : 'definition',
+      })),
+    );
+  }
+  return changeDefinition(deps, actor, {
+    action: 'update',
+    expectedVersion: change.expectedVersion,
+    definition: patched.data,
+  });
+}
+
+function staleVersion(latest: DefinitionRow, expectedVersion: number): AppError {
+  return new AppError(
+    'DEFINITION_CONFLICT',
+    `${latest.kind} "${latest.key}" is at version ${latest.version}, not ${expectedVersion}: ` +
+      'read it again and resend',
+  );
 }
 
 export type DefinitionChange =
@@ -113,8 +163,7 @@ export async function changeDefinition(
   const key = change.action === 'retire' ? change.key : change.definition.key;
   const stored = await deps.db.transaction().execute(async (trx) => {
     await lockCatalog(trx);
-    const versions = await definitionVersions(trx, kind, key);
-    const latest = versions.at(-1);
+    const [latest] = await definitionVersions(trx, kind, key, { limit: 1 });
     if (change.action === 'create') {
       if (latest) {
         throw new AppError(
@@ -126,11 +175,7 @@ export async function changeDefinition(
     } else {
       if (!latest) throw notFound(kind, key);
       if (latest.version !== change.expectedVersion) {
-        throw new AppError(
-          'DEFINITION_CONFLICT',
-          `${kind} "${key}" is at version ${latest.version}, not ${change.expectedVersion}: ` +
-            'read it again and resend',
-        );
+        throw staleVersion(latest, change.expectedVersion);
       }
       if (change.action === 'retire' && latest.retired) {
         throw new AppError('DEFINITION_CONFLICT', `${kind} "${key}" is already retired`);

@@ -166,6 +166,15 @@ export async function adminListDefinitions() {
 export async function adminDefinitionHistory() {
   const { data } = await api.adminDefinitionHistory.query({ kind: 'quest', key: 'daily_reader' });
   assertType<Equal<(typeof data.versions)[number]['retired'], boolean>>();
+  assertType<Equal<typeof data.nextCursor, string | null>>();
+  if (data.nextCursor !== null) {
+    await api.adminDefinitionHistory.query({
+      kind: 'quest',
+      key: 'daily_reader',
+      limit: 50,
+      cursor: data.nextCursor,
+    });
+  }
   return data;
 }
 
@@ -183,6 +192,23 @@ export async function adminUpdateDefinition() {
     key: 'cup_final_checkin',
     expectedVersion: 1,
     definition: { kind: 'event_type', key: 'cup_final_checkin', title: 'Cup final', points: 50 },
+  });
+  return data.version;
+}
+
+export async function adminPatchDefinition() {
+  const { data } = await api.adminPatchDefinition.mutate({
+    kind: 'event_type',
+    key: 'cup_final_checkin',
+    expectedVersion: 1,
+    definition: { points: 50 },
+  });
+  await api.adminPatchDefinition.mutate({
+    kind: 'quest',
+    key: 'k',
+    expectedVersion: 1,
+    // @ts-expect-error a patch never names the key: it is in the path
+    definition: { key: 'x' },
   });
   return data.version;
 }

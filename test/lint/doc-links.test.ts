@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -55,5 +56,24 @@ describe('links in the documentation', () => {
         '17 remark-validate-links:missing-file: Cannot find file `missing`',
       ],
     });
+  });
+});
+
+describe('the shape of the documentation (docs/decisions/0027-documentation-layout.md)', () => {
+  it('keeps README.md within 250 lines', async () => {
+    const readme = await readFile(`${ROOT}README.md`, 'utf8');
+    expect(readme.split('\n').length - 1).toBeLessThanOrEqual(250);
+  });
+
+  it('keeps every decision record under 60 lines, with its context, decision and consequences', async () => {
+    const records = (await readdir(`${ROOT}docs/decisions`)).filter((name) => name.endsWith('.md'));
+    expect(records.length).toBeGreaterThan(0);
+    for (const name of records) {
+      expect(name, 'named NNNN-title.md').toMatch(/^\d{4}-[a-z0-9-]+\.md$/);
+      const text = await readFile(`${ROOT}docs/decisions/${name}`, 'utf8');
+      expect(text.split('\n').length - 1, name).toBeLessThan(60);
+      const headings = text.match(/^## .+$/gm) ?? [];
+      expect(headings, name).toEqual(['## Context', '## Decision', '## Consequences']);
+    }
   });
 });

@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, describeError, type Outputs } from '../api.js';
 import { ConfirmedAction, Field } from '../components.js';
+import { FanActions } from './FanActions.js';
 
 /** A fan's whole story (adminFan) and what an operator can do about it. */
 export function FanPage({ userId }: { userId: string }) {
@@ -47,6 +48,7 @@ export function FanPage({ userId }: { userId: string }) {
       >
         <Field id="ban-reason" label="Reason" value={reason} onChange={setReason} />
       </ConfirmedAction>
+      <FanActions userId={userId} name={name} />
 
       <h2>Boards</h2>
       <table>
@@ -74,6 +76,7 @@ export function FanPage({ userId }: { userId: string }) {
           <tr>
             <th scope="col">Type</th>
             <th scope="col">From</th>
+            <th scope="col">Event id</th>
             <th scope="col">Points</th>
             <th scope="col">Balance after</th>
             <th scope="col">Recorded</th>
@@ -84,6 +87,7 @@ export function FanPage({ userId }: { userId: string }) {
             <tr key={`${event.clientId}/${event.eventId}`}>
               <td>{event.type}</td>
               <td>{event.clientId}</td>
+              <td>{event.eventId}</td>
               <td>{event.reversedAt ? `${event.points} (reversed)` : event.points}</td>
               <td>{event.balance}</td>
               <td>{event.recordedAt}</td>

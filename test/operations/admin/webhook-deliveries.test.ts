@@ -3,6 +3,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebhookTestEventSchema } from '../../../routers/live-schemas.js';
 import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../../helpers/test-app.js';
 import { LOOPBACK_RECEIVERS, Receiver } from '../../helpers/webhook-receiver.js';
+import { holdsFor } from '../../helpers/waits.js';
 
 /**
  * An endpoint's delivery log, redelivery and test events (docs/LIVE.md,
@@ -335,7 +336,11 @@ describe('a test event', () => {
     expect(tooLong.body.error.issues[0].path).toBe('timeoutSeconds');
 
     // Never retried: no queue row, one log entry each.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await holdsFor(
+      'no retry queued',
+      500,
+      async () => (await app.db.selectFrom('webhookQueue').selectAll().execute()).length === 0,
+    );
     expect(await app.db.selectFrom('webhookQueue').selectAll().execute()).toEqual([]);
     expect((await log(endpoint.id)).entries).toHaveLength(1);
 

@@ -11,6 +11,7 @@ import { openUserEvents, REPLAY_BATCH } from '../../../src/live/streams.js';
 import { watchMyEvents } from '../../clients/live-client.example.js';
 import { Collector, dataEvents, liveClient, openSse } from '../../helpers/live.js';
 import { startTestApp, uniqueSubject, useTestApp, type TestApp } from '../../helpers/test-app.js';
+import { holdsFor } from '../../helpers/waits.js';
 
 /**
  * Live subscriptions over real HTTP (Server-Sent Events), with the typed tRPC
@@ -756,7 +757,7 @@ describe('what the typed client (httpSubscriptionLink + EventSource) does with e
         expect(refusals()).toBe(1);
         // An EventSource reconnects ~3 s after its stream ends; a client that
         // stopped does not come back.
-        await new Promise((resolve) => setTimeout(resolve, 4_500));
+        await holdsFor('one refusal, no reconnection', 4_500, () => refusals() === 1);
         expect(refusals()).toBe(1);
         expect(events.error).toBeInstanceOf(TRPCClientError);
       } finally {

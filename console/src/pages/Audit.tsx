@@ -1,0 +1,132 @@
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api, describeError, type Inputs } from '../api.js';
+
+type TargetKind = NonNullable<Inputs['adminAuditLog']['targetKind']>;
+const TARGET_KINDS: TargetKind[] = ['definition', 'fan', 'webhook_endpoint'];
+
+interface Filters {
+  targetKind: TargetKind | '';
+  targetKey: string;
+  actor: string;
+  action: string;
+  since: string;
+}
+const EMPTY: Filters = { targetKind: '', targetKey: '', actor: '', action: '', since: '' };
+
+/**
+ * Audit: every admin action, newest first, with before and after. The target narrows the query
+ * on the service; actor, action and time narrow the pages read (more come with "Older").
+ */
+export function AuditPage() {
+  const [form, setForm] = useState(EMPTY);
+  const [filters, setFilters] = useState(EMPTY);
+  const target =
+    filters.targetKind && filters.targetKey
+      ? { targetKind: filters.targetKind, targetKey: filters.targetKey }
+      : {};
+  const log = useInfiniteQuery({
+    queryKey: ['adminAuditLog', target],
+    queryFn: ({ pageParam }) =>
+      api.adminAuditLog.query({
+        limit: 100,
+        ...target,
+        ...(pageParam ? { before: pageParam } : {}),
+      }),
+    initialPageParam: '',
+    getNextPageParam: (last) => last.data.nextCursor ?? undefined,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setFilters(form);
+  };
+  const set = (name: keyof Filters) => (value: string) => setForm({ ...form, [name]: value });
+  const since = filters.since ? Date.parse(filters.since) : undefined;
+  const entries = (log.data?.pages ?? [])
+    .flatMap((page) => page.data.entries)
+    .filter(
+      (entry) =>
+        (!filters.actor || entry.actor === filters.actor) &&
+        (!filters.action || entry.action.startsWith(filters.action)) &&
+        (since === undefined || Date.parse(entry.at) >= since),
+    );
+  return (
+    <section aria-labelledby="audit-title">
+      <h1 id="audit-title">Audit</h1>
+      <form className="filters" onSubmit={submit} aria-label="Filter the audit log">
+        <p>
+          <label htmlFor="audit-kind">Target kind</label>
+          <select
+            id="audit-kind"
+            value={form.targetKind}
+            onChange={(event) => set('targetKind')(event.target.value)}
+          >
+            <option value="">any</option>
+            {TARGET_KINDS.map((kind) => (
+              <option key={kind}>{kind}</option>
+            ))}
+          </select>
+        </p>
+        {(
+          [
+            ['targetKey', 'Target (event_type/match_checkin, a user id)', 'text'],
+            ['actor', 'Actor', 'text'],
+            ['action', 'Action (fan.ban, definition.…)', 'text'],
+            ['since', 'Since', 'datetime-local'],
+          ] as const
+        ).map(([name, label, type]) => (
+          <p key={name}>
+            <label htmlFor={`audit-${name}`}>{label}</label>
+            <input
+              id={`audit-${name}`}
+              type={type}
+              value={form[name]}
+              autoComplete="off"
+              onChange={(event) => set(name)(event.target.value)}
+            />
+          </p>
+        ))}
+        <p>
+          <button type="submit">Filter</button>
+        </p>
+      </form>
+      {log.isError && <p role="alert">{describeError(log.error)}</p>}
+      <table data-table="audit">
+        <caption>{entries.length} entries</caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Actor</th>
+            <th scope="col">Action</th>
+            <th scope="col">Target</th>
+            <th scope="col">Before</th>
+            <th scope="col">After</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry) => (
+            <tr key={entry.id}>
+              <td>{entry.at}</td>
+              <td>{entry.actor}</td>
+              <td>{entry.action}</td>
+              <td>
+                {entry.targetKind} {entry.targetKey}
+              </td>
+              <td>
+                <pre>{JSON.stringify(entry.before, null, 1)}</pre>
+              </td>
+              <td>
+                <pre>{JSON.stringify(entry.after, null, 1)}</pre>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {log.hasNextPage && (
+        <button type="button" onClick={() => void log.fetchNextPage()}>
+          Older
+        </button>
+      )}
+    </section>
+  );
+}
