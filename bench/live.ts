@@ -32,18 +32,18 @@
  *    appended at once; the service POSTs them, signed, to a receiver in this
  *    process; reports events/s from the append to the last 2xx.
  *
+ * LIVE_BENCH_TRANSPORT=ws opens every stream over tRPC's WebSocket transport
+ * (one connection per stream, bench/live-clients.ts) instead of SSE.
+ *
  * `serviceAlive` says whether the service was still up at the end (it must
  * be: a refusal, never a crash).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { Agent, createServer, request, type ClientRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
+import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { recordEvents } from '../db/queries/events.js';
 import type { Database } from '../db/schema.js';
 import { CompiledStatements } from '../db/statements.js';
 import { streamCapacity } from '../src/live/capacity.js';
@@ -51,6 +51,17 @@ import { updateProfile } from '../src/services/profile.js';
 import { UserStateCache } from '../src/services/state-cache.js';
 import { CatalogCache } from '../src/services/catalog.js';
 import { benchServiceEnv, startIssuer } from './issuer.js';
+import {
+  backgroundLoad,
+  heapSizeLimit,
+  memory,
+  openSocketStream,
+  openStream,
+  pool,
+  quantile,
+  type Stream,
+} from './live-clients.js';
+import { startReceiver, webhookThroughput } from './live-webhooks.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
@@ -69,139 +80,13 @@ const settings = {
   concurrency: num('LIVE_BENCH_CONCURRENCY', 10),
   backgroundRps: num('LIVE_BENCH_BACKGROUND_RPS', 50),
   webhookEvents: num('LIVE_BENCH_WEBHOOK_EVENTS', 10_000),
+  /** `sse` (tRPC's SSE, a request per stream) or `ws` (tRPC's WebSocket, a connection per stream). */
+  transport: env.LIVE_BENCH_TRANSPORT === 'ws' ? ('ws' as const) : ('sse' as const),
   /** A directory: the service writes heap snapshots there, before and with the streams open. */
   snapshots: env.LIVE_BENCH_HEAP_SNAPSHOTS,
 };
 
 const log = (message: string) => process.stderr.write(`[bench:live] ${message}\n`);
-
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-
-/** VmRSS and VmHWM (peak) of a process, in MB. */
-function memory(pid: number): { rssMb: number; peakMb: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { rssMb: Math.round(kb('VmRSS') / 1024), peakMb: Math.round(kb('VmHWM') / 1024) };
-}
-
-/** The heap_size_limit a node process started with `--max-old-space-size=mb` has. */
-function heapSizeLimit(mb: number): number {
-  const probe = spawnSync(process.execPath, [
-    `--max-old-space-size=${mb}`,
-    '-p',
-    'require("node:v8").getHeapStatistics().heap_size_limit',
-  ]);
-  return Number(probe.stdout.toString().trim());
-}
-
-interface Stream {
-  close(): void;
-  /** The response's Retry-After: set when the stream was refused. */
-  retryAfter: string | undefined;
-}
-
-/**
- * A plain SSE reader on a raw http request from `localAddress`: resolves once
- * the stream is open (`connected`), or refused (a Retry-After header), and
- * calls `onEvent` with each event's data.
- */
-function openStream(
-  url: string,
-  token: string,
-  localAddress: string,
-  agent: Agent,
-  onEvent: (data: string) => void,
-  procedure = 'myEvents',
-): Promise<Stream> {
-  return new Promise((resolve, reject) => {
-    let req: ClientRequest | undefined = undefined;
-    req = request(
-      `${url}/trpc/${procedure}`,
-      {
-        agent,
-        localAddress,
-        headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
-      },
-      (res) => {
-        if (res.statusCode !== 200) reject(new Error(`stream answered ${res.statusCode}`));
-        const retryAfter = res.headers['retry-after']?.toString();
-        if (retryAfter !== undefined) {
-          res.resume();
-          resolve({ close: () => req?.destroy(), retryAfter });
-          return;
-        }
-        let buffer = '';
-        let connected = false;
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buffer += chunk;
-          let end: number;
-          while ((end = buffer.indexOf('\n\n')) !== -1) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            if (block.startsWith('event: connected')) {
-              if (!connected) resolve({ close: () => req?.destroy(), retryAfter: undefined });
-              connected = true;
-            } else if (!block.startsWith('event:')) {
-              const data = block.split('\n').find((line) => line.startsWith('data: '));
-              if (data) onEvent(data.slice(6));
-            }
-          }
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-async function pool<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) await work(items[next++]!);
-    }),
-  );
-}
-
-/** Sends `rps` PATCH requests per second that award nothing, until stopped; counts answers. */
-function backgroundLoad(base: string, tokens: string[], rps: number) {
-  const counts = { sent: 0, ok: 0, failed: 0 };
-  if (rps <= 0 || tokens.length === 0) return { counts, stop: async () => {} };
-  const inFlight = new Set<Promise<void>>();
-  const timer = setInterval(() => {
-    const token = tokens[counts.sent % tokens.length]!;
-    counts.sent += 1;
-    const done: Promise<void> = fetch(`${base}/api/user`, {
-      method: 'PATCH',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ location: `Town ${counts.sent % 97}` }),
-    })
-      .then((response) => {
-        if (response.ok) counts.ok += 1;
-        else counts.failed += 1;
-        return response.arrayBuffer();
-      })
-      .then(
-        () => {},
-        () => {
-          counts.failed += 1;
-        },
-      )
-      .finally(() => inFlight.delete(done));
-    inFlight.add(done);
-  }, 1000 / rps);
-  return {
-    counts,
-    stop: async () => {
-      clearInterval(timer);
-      await Promise.all(inFlight);
-    },
-  };
-}
 
 async function main(): Promise<void> {
   log('building the service');
@@ -222,19 +107,8 @@ async function main(): Promise<void> {
   const databaseUrl = url.href;
 
   const issuer = await startIssuer();
-  // The webhook receiver: answers 204 and counts.
-  let received = 0;
-  let lastReceivedAt = 0;
-  const receiver = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      received += 1;
-      lastReceivedAt = performance.now();
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  const receiver = await startReceiver();
+  const receiverUrl = receiver.url;
 
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const service: ChildProcess = spawn(
@@ -342,9 +216,29 @@ async function main(): Promise<void> {
     const slots = Array.from({ length: streams }, (_, n) => n);
     const address = (n: number) =>
       `127.${1 + Math.floor(n / settings.perAddress / 62_500)}.${Math.floor(n / settings.perAddress / 250) % 250}.${2 + (Math.floor(n / settings.perAddress) % 250)}`;
+    /** A stream over the transport the run measures (`procedure` with `input`). */
+    const openOne = (
+      token: string,
+      from: string,
+      onEvent: (data: string) => void,
+      procedure = 'myEvents',
+      input?: unknown,
+    ): Promise<Stream> =>
+      settings.transport === 'ws'
+        ? openSocketStream(base, token, from, onEvent, procedure, input)
+        : openStream(
+            base,
+            token,
+            from,
+            agent,
+            onEvent,
+            input === undefined
+              ? procedure
+              : `${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`,
+          );
     await pool(slots, 50, async (n) => {
       const fan = fans[Math.floor(n / settings.perUser)]!;
-      const stream = await openStream(base, fan.token, address(n), agent, (data) => {
+      const stream = await openOne(fan.token, address(n), (data) => {
         // The write's own first event; a late onboarding event does not count.
         if (fan.firstEventAt === 0 && data.includes('name_rival')) {
           fan.firstEventAt = performance.now();
@@ -360,25 +254,21 @@ async function main(): Promise<void> {
     );
     let boardUpdates = 0;
     await pool(boardSlots, 50, async (n) => {
-      const input = encodeURIComponent(JSON.stringify({ team: `Team ${n % 50}`, top: 10 }));
-      const stream = await openStream(
-        base,
+      const stream = await openOne(
         boardTokens[Math.floor(n / settings.perUser)]!,
         address(streams + settings.perAddress + n),
-        agent,
         () => (boardUpdates += 1),
-        `leaderboardEvents?input=${input}`,
+        'leaderboardEvents',
+        { team: `Team ${n % 50}`, top: 10 },
       );
       if (stream.retryAfter !== undefined) throw new Error(`board stream ${n} was refused`);
       closers.push(stream.close);
     });
     // One more than the limit: refused, with Retry-After, not a crash.
     const extra = issuer.sign(`live-bench-${dbName}-extra`);
-    const beyond = await openStream(
-      base,
+    const beyond = await openOne(
       extra,
       address(streams + boardStreams + 2 * settings.perAddress),
-      agent,
       () => {},
     );
     beyond.close();
@@ -439,40 +329,10 @@ async function main(): Promise<void> {
       max: Math.round((sorted.at(-1) ?? NaN) * 10) / 10,
     });
 
-    log('webhooks: waiting for the queue to drain');
-    const pendingCount = async () =>
-      Number(
-        (
-          await sql<{ n: string }>`select count(*) as n from live_events
-            where webhook_next_at is not null`.execute(db)
-        ).rows[0]!.n,
-      );
-    for (let i = 0; (await pendingCount()) > 0 && i < 600; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    const perUser = 10;
-    const hookUsers = fans.slice(0, Math.ceil(settings.webhookEvents / perUser));
-    const before = received;
-    const appendedAt = performance.now();
-    await pool(hookUsers, 10, (fan) =>
-      db.transaction().execute((trx) =>
-        recordEvents(
-          trx,
-          fan.id,
-          Array.from({ length: perUser }, (_, k) => ({
-            type: 'points_awarded',
-            payload: { delta: 1, balance: k + 1, questId: null },
-          })),
-        ),
-      ),
-    );
-    const target = before + hookUsers.length * perUser;
-    for (let i = 0; received < target && i < 3_000; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const webhookSeconds = (lastReceivedAt - appendedAt) / 1000;
+    const webhooks = await webhookThroughput(db, receiver, fans, settings.webhookEvents, log);
 
     const summary = {
+      transport: settings.transport,
       heapMb: settings.heapMb,
       heapSizeLimitMb: Math.round(heapLimit / 2 ** 20),
       streams: {
@@ -506,11 +366,7 @@ async function main(): Promise<void> {
         missing,
       },
       backgroundPatches: background.counts,
-      webhooks: {
-        events: received - before,
-        seconds: Math.round(webhookSeconds * 100) / 100,
-        eventsPerSecond: Math.round((received - before) / webhookSeconds),
-      },
+      webhooks,
       serviceAlive: service.exitCode === null,
     };
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);

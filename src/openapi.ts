@@ -6,6 +6,7 @@ import { PROFILE_FIELD_TABLE, PROFILE_FIELDS, type ProfileField } from '../db/pr
 import { HANDLE_PATTERN } from './domain/profile.js';
 import { REQUEST_EXAMPLES, RESPONSE_EXAMPLES, type Examples } from './openapi-examples.js';
 import { listProcedures, type ProcedureInfo } from './trpc/procedures.js';
+import type { ServiceScope } from './auth/principal.js';
 import { outputSchema } from './schema-components.js';
 
 export const API_VERSION = '1.0.0';
@@ -341,6 +342,18 @@ export function operationMetaProblems(procedure: ProcedureInfo): string[] {
 /** Where the committed openapi.json says the service is: the local one (`npm start`). */
 export const LOCAL_SERVER_URL = 'http://localhost:3000';
 
+/**
+ * The service scopes as the client-credentials scheme declares them (every
+ * scope of src/auth/principal.ts, each described). The token endpoint is the
+ * identity provider's, which the service does not know: an example
+ * (docs/decisions/0061).
+ */
+export const SERVICE_SCOPE_DESCRIPTIONS: Readonly<Record<ServiceScope, string>> = {
+  'events:write': 'Record your events and reverse them (POST /api/events, /api/events/reversals)',
+  admin: 'The admin API: definitions, fans, reversals of any client’s events, audit, webhooks',
+};
+const SERVICE_TOKEN_URL_EXAMPLE = 'https://id.fan-app.example/oauth2/token';
+
 const HEALTH_RESPONSE_EXAMPLES = {
   healthz: { alive: { summary: 'The process is up', value: { status: 'ok' } } },
   readyz: {
@@ -527,11 +540,23 @@ export function buildOpenApiDocument(
         scheme: 'bearer',
         bearerFormat: 'JWT',
         description:
-          'A JWT from the identity provider: a fan’s token for the fan operations, or a ' +
-          'service’s OAuth 2.0 client-credentials token (RFC 9068) holding the scope an ' +
-          'operation’s security requirement names. Locally, `npm run token -- <subject>` prints ' +
-          'a fan’s token and `npm run token -- --service <client-id> --scope <scope>` a ' +
-          'service’s.',
+          'A fan’s JWT from the identity provider, for the fan operations. Locally, ' +
+          '`npm run token -- <subject>` prints one.',
+      },
+      serviceAuth: {
+        type: 'oauth2',
+        description:
+          'A service’s OAuth 2.0 client-credentials access token (a JWT, RFC 9068) from the ' +
+          'same identity provider, holding the scope the operation’s requirement names. Get it ' +
+          'from your provider’s token endpoint (its discovery document’s `token_endpoint`; the ' +
+          '`tokenUrl` here is an example). Locally, ' +
+          '`npm run token -- --service <client-id> --scope <scope>` prints one.',
+        flows: {
+          clientCredentials: {
+            tokenUrl: SERVICE_TOKEN_URL_EXAMPLE,
+            scopes: { ...SERVICE_SCOPE_DESCRIPTIONS },
+          },
+        },
       },
     },
     defs: { ErrorEnvelope: ErrorEnvelopeSchema },
@@ -565,9 +590,9 @@ export function buildOpenApiDocument(
     // A public operation says so, rather than inheriting a document-wide requirement.
     if ((operation.security ?? []).length === 0) operation.security = [];
     const serviceScope = procedure.meta?.serviceScope;
-    // OpenAPI 3.1 lets a non-OAuth scheme's requirement list the roles it needs: the scope.
-    if (operation.security?.length && serviceScope) {
-      operation.security = [{ bearerAuth: [serviceScope] }];
+    // A service operation needs a client-credentials token with its scope; a fan's, a fan token.
+    if (operation.security?.length) {
+      operation.security = serviceScope ? [{ serviceAuth: [serviceScope] }] : [{ bearerAuth: [] }];
     }
     const caller = callerOf(procedure);
 

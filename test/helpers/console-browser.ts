@@ -21,12 +21,15 @@ export interface ConsoleBrowser {
 }
 
 /** A fresh headless Chromium profile with one page, watched for problems. */
-export async function openConsoleBrowser(): Promise<ConsoleBrowser> {
+export async function openConsoleBrowser(
+  options: { bypassCSP?: boolean } = {},
+): Promise<ConsoleBrowser> {
   const userDataDir = await mkdtemp(join(tmpdir(), 'console-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1280, height: 800 },
+    bypassCSP: options.bypassCSP ?? false,
     args: [
       '--headless',
       '--no-sandbox',

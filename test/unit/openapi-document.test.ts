@@ -53,7 +53,9 @@ describe('openapi.json', () => {
         ({ events: ['events:write'], admin: ['admin'] } as Record<string, string[]>)[
           operation.tags[0]
         ] ?? [];
-      expect(operation.security).toEqual(health ? [] : [{ bearerAuth: scopes }]);
+      expect(operation.security).toEqual(
+        health ? [] : [scopes.length ? { serviceAuth: scopes } : { bearerAuth: [] }],
+      );
     }
   });
 

@@ -381,9 +381,20 @@ describe('serviceProcedure', () => {
     const events = paths['/api/test/events']!.post;
     const admin = paths['/api/test/admin']!.get;
     const fan = paths['/api/test/fan']!.get;
-    expect(events.security).toEqual([{ bearerAuth: ['events:write'] }]);
-    expect(admin.security).toEqual([{ bearerAuth: ['admin'] }]);
+    expect(events.security).toEqual([{ serviceAuth: ['events:write'] }]);
+    expect(admin.security).toEqual([{ serviceAuth: ['admin'] }]);
     expect(fan.security).toEqual([{ bearerAuth: [] }]);
+    // Service tokens are an OAuth 2.0 client-credentials scheme that declares both scopes.
+    const schemes = (document.components as any).securitySchemes;
+    expect(schemes.serviceAuth).toMatchObject({
+      type: 'oauth2',
+      flows: { clientCredentials: { tokenUrl: expect.stringMatching(/^https:\/\//) } },
+    });
+    expect(Object.keys(schemes.serviceAuth.flows.clientCredentials.scopes)).toEqual([
+      'events:write',
+      'admin',
+    ]);
+    expect(schemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     const codes = (operation: any) =>
       Object.keys(operation.responses['403'].content['application/json'].examples);
     for (const operation of [events, admin]) {

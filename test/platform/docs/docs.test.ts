@@ -101,9 +101,13 @@ describe('GET /docs — in a browser', () => {
 
         const token = await app.token();
         await page.locator('.auth-wrapper .authorize').click();
-        await page.locator('.modal-ux input[type=text], .modal-ux input:not([type])').fill(token);
-        await page.locator('.modal-ux .auth-btn-wrapper button.authorize').click();
-        await page.locator('.modal-ux .auth-btn-wrapper button.btn-done').click();
+        // The fan's scheme (bearerAuth); service tokens have a client-credentials one beside it.
+        const fanScheme = page
+          .locator('.modal-ux .auth-container')
+          .filter({ hasText: 'bearerAuth' });
+        await fanScheme.locator('input[type=text], input:not([type])').fill(token);
+        await fanScheme.locator('.auth-btn-wrapper button.authorize').click();
+        await fanScheme.locator('.auth-btn-wrapper button.btn-done').click();
 
         /** Try it out → Execute with the body Swagger UI prefilled; the live response. */
         const executePrefilled = async (operation: typeof patchOperation) => {

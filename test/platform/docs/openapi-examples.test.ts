@@ -22,7 +22,7 @@ const requestExamples = listOperations(document as never).flatMap(({ path, metho
       .map(Number)
       .filter((status) => status < 300),
     /** The scope a service operation's token must hold; undefined for a fan's operation. */
-    scope: ((operation as Json).security?.[0]?.bearerAuth?.[0] as string | undefined) ?? undefined,
+    scope: ((operation as Json).security?.[0]?.serviceAuth?.[0] as string | undefined) ?? undefined,
   })),
 );
 

@@ -43,6 +43,19 @@ async function extraApp(env: Record<string, string>): Promise<TestApp> {
   return other;
 }
 
+/** Another instance on the same database (on PostgreSQL its own pool and LISTEN connection). */
+async function secondInstance(): Promise<TestApp> {
+  if (!database.databaseUrl) return extraApp({});
+  const own = await openPool(database);
+  cleanup.push(() => own.close());
+  const other = await startTestApp({
+    database: { ...own, dataDir: database.dataDir, databaseUrl: database.databaseUrl } as never,
+    issuer: app.issuer,
+  });
+  cleanup.push(() => other.close());
+  return other;
+}
+
 const started = (raw: RawSocket, id: number) =>
   raw.waitFor((m) => m !== 'PING' && m.id === id && m.result?.type === 'started');
 const errorOf = (raw: RawSocket, id: number | null) =>
@@ -231,7 +244,7 @@ describe('resume', () => {
       const ids = events.items.map((item) => item.id!);
       expect(new Set(ids).size).toBe(ids.length);
       const { rows } = await sql<{ id: string }>`
-        select id::text as id from live_events where user_id = ${userId} order by id`.execute(
+        select id::text as id from live_events where user_id = ${userId} order by live_events.id`.execute(
         app.db,
       );
       const after = rows.map((row) => String(row.id)).filter((id) => BigInt(id) >= BigInt(ids[0]!));
@@ -260,19 +273,56 @@ describe('resume', () => {
   });
 });
 
+describe('two instances', () => {
+  it('fans on both, writes through both: every fan gets each of their events once, in order', async () => {
+    const b = await secondInstance();
+    const instances = [app, b];
+    const fans = await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const fan = await signedUp(instances[i % 2]!, `ws-two-${i}`);
+        const raw = await openRawSocket(instances[i % 2]!.url, { token: fan.token });
+        raw.subscribe(1, 'myEvents');
+        await started(raw, 1);
+        return { ...fan, raw, i };
+      }),
+    );
+    try {
+      // Each fan's writes go through the other instance, then through their own.
+      await Promise.all(
+        fans.map(async (fan) => {
+          const other = instances[(fan.i + 1) % 2]!;
+          const onboarded = await other.request('POST', '/api/user/profile', {
+            token: fan.token,
+            body: { favoriteTeam: `Two FC ${fan.i % 3}` },
+          });
+          expect(onboarded.status).toBe(201);
+          const rival = await instances[fan.i % 2]!.request('PATCH', '/api/user', {
+            token: fan.token,
+            body: { rivalTeam: 'Rivals' },
+          });
+          expect(rival.status).toBe(200);
+        }),
+      );
+      for (const fan of fans) {
+        const { rows } = await sql<{ id: string }>`
+          select id::text as id from live_events where user_id = ${fan.userId} order by live_events.id`.execute(
+          app.db,
+        );
+        expect(rows.length).toBeGreaterThanOrEqual(8);
+        await fan.raw.waitFor(() => dataOf(fan.raw, 1).length >= rows.length, 20_000);
+        // Give a duplicate time to show before comparing.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(dataOf(fan.raw, 1).map((m) => m.id)).toEqual(rows.map((row) => row.id));
+      }
+    } finally {
+      for (const fan of fans) fan.raw.close();
+    }
+  });
+});
+
 describe('account deletion and shutdown', () => {
   it('deleting the account ends its streams with NOT_FOUND and closes its connections (4404), on every instance', async () => {
-    const b = await (async () => {
-      if (!database.databaseUrl) return extraApp({});
-      const own = await openPool(database);
-      cleanup.push(() => own.close());
-      const other = await startTestApp({
-        database: { ...own, dataDir: database.dataDir, databaseUrl: database.databaseUrl } as never,
-        issuer: app.issuer,
-      });
-      cleanup.push(() => other.close());
-      return other;
-    })();
+    const b = await secondInstance();
     const { token } = await signedUp(app, 'ws-deleted');
     const onA = await openRawSocket(app.url, { token });
     const onB = await openRawSocket(b.url, { token });
