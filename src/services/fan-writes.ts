@@ -20,9 +20,11 @@ import { scopeKey, type UserStateCache } from './state-cache.js';
  * set of fans (docs/decisions/0050-write-engine.md). Every write of a fan's
  * state goes through `writeFans`: a profile PATCH or onboarding (one fan),
  * a batch of events (its fans), a reversal, an adjustment, a ban. Each round
- * reads the state of every fan still pending in one statement, plans each
- * with its own planner (plain functions of src/domain), and applies all the
- * plans in one guarded statement (db/queries/user-write/); the fans whose
+ * reads the state of every fan still pending, plans each with its own
+ * planner (plain functions of src/domain), and applies each plan in its
+ * guarded statement (db/queries/user-write/; today still one read and one
+ * statement per fan, a few fans at a time: issue 37's set-based statement,
+ * one for all of a round's fans, is the next step); the fans whose
  * version moved meanwhile are planned again from what they found, and only
  * they, in the next round, after a random back-off that doubles with each
  * lost race, at most WRITE_ATTEMPTS times; then that fan's answer is 503
@@ -131,7 +133,7 @@ export async function writeFans<T>(
     lost: 0,
   }));
   while (pending.length > 0) {
-    // 1. The states: cached ones, and one read of all the others.
+    // 1. The states: cached ones, and a read of each of the others.
     const unread: Pending<T>[] = [];
     for (const p of pending) {
       if (p.source) continue;
@@ -187,7 +189,7 @@ export async function writeFans<T>(
       again.push(p);
     }
 
-    // 3. One statement for every plan.
+    // 3. Each plan's guarded statement.
     const results = await eachLimited(planned, ({ step }) =>
       applyUserWrite(deps.db, deps.statements, step.write),
     );
