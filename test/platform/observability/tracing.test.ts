@@ -244,11 +244,16 @@ describe('traces', () => {
       new Set(['ups-under-test']),
     );
 
-    // The request's log line names the trace.
-    const logged = server.stdout
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .find((entry) => entry.msg === 'request' && entry.traceId === traceId);
-    expect(logged).toMatchObject({ method: 'PATCH', status: 200, traceId });
+    // The request's log line names the trace. Lines are written asynchronously,
+    // at most 250 ms after they are logged (src/logger.ts), so wait for it.
+    const requestLine = () =>
+      server.stdout
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((entry) => entry.msg === 'request' && entry.traceId === traceId);
+    await expect
+      .poll(requestLine, { timeout: 5_000, message: "the request's log line" })
+      .toBeDefined();
+    expect(requestLine()).toMatchObject({ method: 'PATCH', status: 200, traceId });
   });
 
   it('starts a trace of its own without a traceparent, and refuses none for a malformed one', async () => {
