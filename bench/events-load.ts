@@ -1,6 +1,5 @@
 /** The servers `npm run bench:events` starts and the senders that load them (bench/events.ts). */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { benchServiceEnv, type BenchIssuer } from './issuer.js';
 import { postgresCpuSince, readCpuMs, readPostgresCpuMs, readRssMb } from './proc.js';
 import {
@@ -13,17 +12,7 @@ import {
   type Sample,
   type Side,
 } from './events-settings.js';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+import { freePort } from './ports.js';
 
 export async function startServer(
   side: Side,

@@ -34,12 +34,12 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { benchServiceEnv, startIssuer, type BenchIssuer } from './issuer.js';
+import { freePort } from './ports.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values: args } = parseArgs({
@@ -182,17 +182,6 @@ function tokenFile(issuer: BenchIssuer, name: string, size: number): string {
   const file = path.join(outDir, `tokens-${name}.txt`);
   writeFileSync(file, lines.join('\n'));
   return file;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 function spawnServer(side: Side, argv: string[], extraEnv: Record<string, string>) {

@@ -1,22 +1,11 @@
 /** The servers a bench run loads: the built service (and a previous build of it), the baselines. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { benchServiceEnv, type BenchIssuer } from './issuer.js';
 import { env, log, outDir, ROOT, settings, type Running, type Side } from './settings.js';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+import { freePort } from './ports.js';
 
 export async function waitReady(
   url: string,
