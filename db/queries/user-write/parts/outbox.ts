@@ -16,7 +16,8 @@ import { ledgerArray } from './records.js';
  * position `n`, as of the statement's commit: ranked over the snapshot
  * (everyone as they were, without the fan's own stored entry), and, with
  * several fans, counting the other fans' moves in this statement too: their
- * stored entries ahead taken off, their new entries ahead added.
+ * stored entries ahead taken off (`moved_from`), their new entries ahead
+ * added.
  */
 function rankAt(n: 'n' | 'pos', team: boolean, many: boolean): RawBuilder<unknown> {
   const teamKey = team ? sql<string>`${sql.ref(`${n}.team_key`)}` : undefined;
@@ -35,10 +36,8 @@ function rankAt(n: 'n' | 'pos', team: boolean, many: boolean): RawBuilder<unknow
   const ahead = (alias: string) =>
     sql`(-${sql.ref(`${alias}.points`)}, ${sql.ref(`${alias}.reached_seq`)}) < (-${points}, ${seq}::bigint)`;
   return sql`((${rank})::bigint
-    - (SELECT count(*) FROM leaderboard_entries o JOIN entries w
-         ON w.board = o.board AND w.user_id = o.user_id
-       WHERE o.board = ${ALL_TIME_BOARD} AND o.user_id <> g.id AND NOT o.hidden
-         ${sameTeam('o')} AND ${ahead('o')})
+    - (SELECT count(*) FROM moved_from o
+       WHERE o.user_id <> g.id ${sameTeam('o')} AND ${ahead('o')})
     + (SELECT count(*) FROM entries w
        WHERE w.board = ${ALL_TIME_BOARD} AND w.user_id <> g.id AND NOT w.hidden
          ${sameTeam('w')} AND ${ahead('w')}))`;
@@ -86,8 +85,14 @@ export function outboxPart(plans: Plans): Part | undefined {
                  CASE WHEN me.team_key = n.team_key THEN ${previous(true)} END
           WHERE n.team_key IS NOT NULL AND a.team IS NOT NULL
         ) m`;
+    // With several fans: the visible all-time entries the statement moves, as
+    // they were (read once, not once per fan).
+    const movedFrom = sql`SELECT o.user_id, o.points, o.reached_seq, o.team_key
+      FROM leaderboard_entries o JOIN entries w ON w.board = o.board AND w.user_id = o.user_id
+      WHERE o.board = ${ALL_TIME_BOARD} AND NOT o.hidden`;
     return {
       ctes: [
+        ...(announce && many ? ([['moved_from', movedFrom, true]] as const) : []),
         // The fans' ranks after the write (and before it), whether they moved or
         // not: the statement's result takes the all-time rank from here too.
         ...(announce ? ([['ranks', ranks, true]] as const) : []),
@@ -141,7 +146,7 @@ export function rankPart(plans: Plans): Part | undefined {
         ? sql`coalesce((SELECT ${sql.raw(column)} FROM entries
             WHERE board = ${ALL_TIME_BOARD} AND user_id = g.id), ${stored(column)})`
         : stored(column);
-    const ranked = sql`(SELECT ${rankAt('pos', false, many && ctes.has('entries'))}
+    const ranked = sql`(SELECT ${rankAt('pos', false, many && ctes.has('moved_from'))}
         FROM (SELECT ${position('points')} AS points, ${position('reached_seq')} AS seq,
                      ${position('reached_seq')} AS reached_seq) pos)`;
     const fromRanks = ctes.has('ranks')
