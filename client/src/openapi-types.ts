@@ -350,7 +350,7 @@ export interface paths {
         };
         /**
          * The audit log
-         * @description Every change made through the admin API, newest first: who (the admin client), what, when, before and after. `before` (an entry’s id) pages on; `targetKind` with `targetKey` (definition + `quest/daily_reader`, fan + a user id) narrows it to one target. A deleted fan’s rows name an anonymous id instead.
+         * @description Every change made through the admin API, newest first: who (the admin client), what, when, before and after. `before` (an entry’s id) pages on; `targetKind` with `targetKey` (definition + `quest/daily_reader`, fan + a user id) narrows it to one target; `actor`, `action` and `since`/`until` narrow it further. A deleted fan’s rows name an anonymous id instead.
          */
         get: operations["adminAuditLog"];
         put?: never;
@@ -4381,6 +4381,14 @@ export interface operations {
                 targetKind?: "definition" | "fan" | "webhook_endpoint";
                 /** @description Only changes of this target: `quest/daily_reader`, a user id, … */
                 targetKey?: string;
+                /** @description Only changes made by this admin client */
+                actor?: string;
+                /** @description Only this action (`fan.ban`), or a family of them (`fan`) */
+                action?: string;
+                /** @description Only changes made at or after this time */
+                since?: string;
+                /** @description Only changes made before this time */
+                until?: string;
             };
             header?: never;
             path?: never;
