@@ -176,7 +176,7 @@ export const adminRouter = router({
           'Every change made through the admin API, newest first: who (the admin client), what, ' +
           'when, before and after. `before` (an entry’s id) pages on; `targetKind` with ' +
           '`targetKey` (definition + `quest/daily_reader`, fan + a user id) narrows it to one ' +
-          'target. A deleted fan’s rows name an anonymous id instead.',
+          'target; `actor`, `action` and `since`/`until` narrow it further. A deleted fan’s rows name an anonymous id instead.',
         tags: ['admin'],
         errorResponses: QUERY_ERRORS,
         protect: true,
@@ -208,11 +208,32 @@ export const adminRouter = router({
               description: 'Only changes of this target: `quest/daily_reader`, a user id, …',
             })
             .optional(),
+          actor: z
+            .string()
+            .min(1)
+            .max(256)
+            .meta({ description: 'Only changes made by this admin client' })
+            .optional(),
+          action: z
+            .string()
+            .regex(/^[a-z_]{1,40}(\.[a-z_]{1,40})?$/, 'An action (fan.ban) or a family (fan)')
+            .meta({ description: 'Only this action (`fan.ban`), or a family of them (`fan`)' })
+            .optional(),
+          since: time.meta({ description: 'Only changes made at or after this time' }).optional(),
+          until: time.meta({ description: 'Only changes made before this time' }).optional(),
         })
         .refine((input) => (input.targetKind === undefined) === (input.targetKey === undefined), {
           path: ['targetKey'],
           message: 'targetKind and targetKey go together',
         })
+        .refine(
+          (input) =>
+            !input.since || !input.until || Date.parse(input.since) < Date.parse(input.until),
+          {
+            path: ['until'],
+            message: 'until must be later than since',
+          },
+        )
         .meta({ id: 'AdminAuditLogInput' }),
     )
     .output(
@@ -231,6 +252,10 @@ export const adminRouter = router({
           input.targetKind && input.targetKey
             ? { kind: input.targetKind, key: input.targetKey }
             : undefined,
+        actor: input.actor,
+        action: input.action,
+        since: input.since === undefined ? undefined : new Date(input.since),
+        until: input.until === undefined ? undefined : new Date(input.until),
       });
       const page = rows.slice(0, input.limit);
       return ok({

@@ -205,11 +205,33 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 }
 
 /**
+ * `item`'s check, run once per message object however many streams yield
+ * it (an event of a notification reaches every stream of its user, a
+ * board's top every stream of the board): its output is frozen, and the
+ * frozen output is what every stream sends, serialised once
+ * (src/live/json-once.ts). A message is checked when it is first yielded
+ * and never changes after.
+ */
+function checkedOnce<T extends z.ZodType>(item: T): (value: unknown) => Promise<z.output<T>> {
+  const checked = new WeakMap<object, Promise<z.output<T>>>();
+  return (value) => {
+    if (typeof value !== 'object' || value === null) return item.parseAsync(value);
+    const known = checked.get(value);
+    if (known !== undefined) return known;
+    const output = item.parseAsync(value).then((parsed) => Object.freeze(parsed) as z.output<T>);
+    checked.set(value, output);
+    return output;
+  };
+}
+
+/**
  * Output schema of a subscription: every value it yields is checked against
- * `item` (tRPC's `.output()` otherwise sees only the iterable). With `tracked`,
- * values are `tracked(id, data)` envelopes and `data` is checked.
+ * `item` (tRPC's `.output()` otherwise sees only the iterable), once per
+ * message object (checkedOnce). With `tracked`, values are `tracked(id, data)`
+ * envelopes and `data` is checked.
  */
 export function zTrackedIterable<T extends z.ZodType>(item: T) {
+  const check = checkedOnce(item);
   return z
     .custom<AsyncIterable<TrackedEnvelope<z.input<T>>>>(isAsyncIterable)
     .transform(async function* (iterable): AsyncGenerator<
@@ -220,16 +242,17 @@ export function zTrackedIterable<T extends z.ZodType>(item: T) {
       for await (const envelope of iterable) {
         if (!isTrackedEnvelope(envelope)) throw new Error('Expected a tracked() envelope');
         const [id, data] = envelope;
-        yield tracked(id, (await item.parseAsync(data)) as z.output<T>);
+        yield tracked(id, (await check(data)) as z.output<T>);
       }
     });
 }
 
 export function zIterable<T extends z.ZodType>(item: T) {
+  const check = checkedOnce(item);
   return z
     .custom<AsyncIterable<z.input<T>>>(isAsyncIterable)
     .transform(async function* (iterable): AsyncGenerator<z.output<T>, void, unknown> {
-      for await (const value of iterable) yield (await item.parseAsync(value)) as z.output<T>;
+      for await (const value of iterable) yield (await check(value)) as z.output<T>;
     });
 }
 

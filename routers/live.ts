@@ -44,16 +44,39 @@ async function* messages(items: AsyncIterable<UserStreamItem>, userId: string) {
   }
 }
 
+type LeaderboardUpdate = z.input<typeof LeaderboardUpdateSchema>;
+
+/**
+ * The update of a board's top as `team` is spelled (a team's board is one
+ * board however its streams spell it; each message names it as its stream
+ * did): made once per top (src/live/boards.ts shares the array) and
+ * spelling, so the streams that send it share its check and its
+ * serialisation. `timestamp` is when it was first sent.
+ */
+const updatesOf = new WeakMap<RankedEntry[], Map<string | null, LeaderboardUpdate>>();
+
+function toUpdate(top: RankedEntry[], team: string | undefined): LeaderboardUpdate {
+  let bySpelling = updatesOf.get(top);
+  if (bySpelling === undefined) {
+    bySpelling = new Map();
+    updatesOf.set(top, bySpelling);
+  }
+  let update = bySpelling.get(team ?? null);
+  if (update === undefined) {
+    update = Object.freeze({
+      board: team === undefined ? ('global' as const) : ('team' as const),
+      team: team ?? null,
+      timestamp: new Date().toISOString(),
+      entries: top.map(toLeaderboardEntry),
+    });
+    bySpelling.set(team ?? null, update);
+  }
+  return update;
+}
+
 async function* updates(entries: AsyncIterable<RankedEntry[]>, team: string | undefined) {
   try {
-    for await (const top of entries) {
-      yield {
-        board: team === undefined ? ('global' as const) : ('team' as const),
-        team: team ?? null,
-        timestamp: new Date().toISOString(),
-        entries: top.map(toLeaderboardEntry),
-      };
-    }
+    for await (const top of entries) yield toUpdate(top, team);
   } catch (error) {
     throw toStreamError(error);
   }

@@ -6,6 +6,7 @@ import { FansPage } from './pages/Fans.js';
 import { FanPage } from './pages/Fan.js';
 import { GamePage } from './pages/Game.js';
 import { AuditPage } from './pages/Audit.js';
+import { OverviewPage } from './pages/Overview.js';
 
 interface Props {
   settings: Settings;
@@ -25,6 +26,7 @@ function useRoute(): string[] {
 }
 
 const PAGES = [
+  { path: 'overview', title: 'Overview' },
   { path: 'fans', title: 'Fans' },
   { path: 'game', title: 'Game' },
   { path: 'audit', title: 'Audit' },
@@ -100,7 +102,9 @@ export function App({ settings, initialSession }: Props) {
         </span>
       </header>
       <main>
-        {page === 'game' ? (
+        {page === 'overview' ? (
+          <OverviewPage />
+        ) : page === 'game' ? (
           <GamePage />
         ) : page === 'audit' ? (
           <AuditPage />

@@ -29,18 +29,24 @@ export async function recordAudit(db: Kysely<Database>, entry: AuditEntry): Prom
   await db.insertInto('adminAudit').values(auditValues(entry)).execute();
 }
 
-/**
- * The audit log, newest first: `limit` rows, older than `beforeId` when
- * given, of one target when given.
- */
-export function auditPage(
-  db: Kysely<Database>,
-  query: {
-    limit: number;
-    beforeId?: string | undefined;
-    target?: { kind: string; key: string } | undefined;
-  },
-): Promise<AdminAuditRow[]> {
+/** What narrows a page of the audit log; every given part must hold. */
+export interface AuditQuery {
+  limit: number;
+  /** Rows older than this id. */
+  beforeId?: string | undefined;
+  target?: { kind: string; key: string } | undefined;
+  /** The admin client that made the change. */
+  actor?: string | undefined;
+  /** One action (`fan.ban`), or a family of them (`fan`: every `fan.*`). */
+  action?: string | undefined;
+  /** Made at or after this instant. */
+  since?: Date | undefined;
+  /** Made before this instant. */
+  until?: Date | undefined;
+}
+
+/** The audit log, newest first: `limit` rows of those `query` narrows it to. */
+export function auditPage(db: Kysely<Database>, query: AuditQuery): Promise<AdminAuditRow[]> {
   let select = db.selectFrom('adminAudit').selectAll();
   if (query.beforeId !== undefined) select = select.where('id', '<', query.beforeId);
   if (query.target) {
@@ -48,6 +54,15 @@ export function auditPage(
       .where('targetKind', '=', query.target.kind)
       .where('targetKey', '=', query.target.key);
   }
+  if (query.actor !== undefined) select = select.where('actor', '=', query.actor);
+  if (query.action !== undefined) {
+    select = query.action.includes('.')
+      ? select.where('action', '=', query.action)
+      : // `_` is a LIKE wildcard: `webhook_endpoint` must match itself only.
+        select.where('action', 'like', `${query.action.replaceAll('_', '\\_')}.%`);
+  }
+  if (query.since !== undefined) select = select.where('at', '>=', query.since);
+  if (query.until !== undefined) select = select.where('at', '<', query.until);
   return select.orderBy('id', 'desc').limit(query.limit).execute();
 }
 

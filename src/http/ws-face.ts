@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AnyTRPCRouter } from '@trpc/server';
-import { applyWSSHandler } from '@trpc/server/adapters/ws';
+import { applyWSSHandler, jsonEncoder } from '@trpc/server/adapters/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AppError } from '../app-error.js';
+import { isSealed, jsonOnce } from '../live/json-once.js';
 import { logInternalError, toAppError, toTRPCError } from '../error-mapping.js';
 import { SSE_PING_MS, principalOf } from '../trpc/init.js';
 import { createContextInner, type AppDeps, type Context } from '../trpc/context.js';
@@ -30,6 +31,44 @@ export const CLOSE_CODES = {
   /** The server is shutting down: reconnect (elsewhere), resuming by id. */
   serviceRestart: 1012,
 } as const;
+
+/**
+ * Stands in for a message's data while its frame is stringified: a string
+ * no frame holds otherwise (it carries a random id drawn at start).
+ */
+const DATA_SLOT = `\u0000data:${randomUUID()}`;
+const DATA_SLOT_JSON = JSON.stringify(DATA_SLOT);
+
+interface DataFrame {
+  result?: { type?: unknown; id?: unknown; data?: unknown };
+}
+
+/**
+ * tRPC's JSON encoder, except that a subscription message's data, when it is
+ * a frozen message many streams send, is serialised once for all of them
+ * (src/live/json-once.ts) and its text set into each connection's frame
+ * (whose subscription id is the connection's own). The frame's bytes are
+ * what `JSON.stringify` of the whole frame gives.
+ */
+export const liveEncoder: typeof jsonEncoder = {
+  encode(frame) {
+    const result = (frame as DataFrame).result;
+    if (result?.type !== 'data') return jsonEncoder.encode(frame);
+    // A tracked message travels as { id, data }, its id also beside it (result.id).
+    const tracked = result.id !== undefined;
+    const data = tracked ? (result.data as { data?: unknown }).data : result.data;
+    if (!isSealed(data)) return jsonEncoder.encode(frame);
+    const slotted = {
+      ...(frame as object),
+      result: {
+        ...result,
+        data: tracked ? { ...(result.data as object), data: DATA_SLOT } : DATA_SLOT,
+      },
+    };
+    return JSON.stringify(slotted).replace(DATA_SLOT_JSON, () => jsonOnce(data));
+  },
+  decode: (data) => jsonEncoder.decode(data),
+};
 
 /** setTimeout cannot wait past 2³¹ − 1 ms; a longer wait re-arms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -70,6 +109,7 @@ export function attachLiveSockets(server: Server, deps: AppDeps, router: AnyTRPC
       connectionContext(deps, req, res, info.connectionParams, byUser),
     // A quiet connection gets tRPC's PING after SSE_PING_MS; one that does not answer is closed.
     keepAlive: { enabled: true, pingMs: SSE_PING_MS, pongWaitMs: 10_000 },
+    experimental_encoder: liveEncoder,
     onError: ({ error, ctx }) => {
       logInternalError(ctx?.logger ?? deps.logger, toAppError(error));
     },

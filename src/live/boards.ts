@@ -40,6 +40,8 @@ interface Board {
   teamKey: string | undefined;
   /** Its top, `limit` entries at most, as last read. */
   entries: RankedEntry[];
+  /** `entries` cut to each `top` its streams asked for: one array per top, shared by its streams. */
+  tops: Map<number, RankedEntry[]>;
   /** How many entries its watchers need: the largest `top` among them. */
   limit: number;
   /** How many entries `entries` was read with (0 before the first read). */
@@ -132,6 +134,7 @@ export class LiveBoards {
       board = {
         teamKey: key,
         entries: [],
+        tops: new Map(),
         limit: 0,
         loaded: 0,
         reading: undefined,
@@ -158,7 +161,7 @@ export class LiveBoards {
       close();
       throw error;
     }
-    return { top: () => watched.entries.slice(0, top), close };
+    return { top: () => topOf(watched, top), close };
   }
 
   /** Stops the timers (the instance is shutting down). */
@@ -257,9 +260,24 @@ export class LiveBoards {
       board.loaded = Math.max(board.loaded, limits.get(board)!);
       if (sameEntries(board.entries, top)) continue;
       board.entries = top;
+      board.tops.clear();
       for (const inbox of board.watchers) inbox.poke();
     }
   }
+}
+
+/**
+ * The board's first `top` entries: the same array for every stream of that
+ * top until the board changes, so their message is made, checked and
+ * serialised once (routers/live.ts).
+ */
+function topOf(board: Board, top: number): RankedEntry[] {
+  let entries = board.tops.get(top);
+  if (entries === undefined) {
+    entries = board.entries.slice(0, top);
+    board.tops.set(top, entries);
+  }
+  return entries;
 }
 
 /** Whether two tops show the same thing. */

@@ -19,14 +19,27 @@ export interface LiveEventMessage {
   data: unknown;
 }
 
-export function toLiveEventMessage(event: OutboxEvent): LiveEventMessage {
-  return {
-    id: event.id,
-    type: event.type,
-    timestamp: event.createdAt.toISOString(),
-    userId: event.userId ?? deletedUserId(event),
-    data: event.payload,
-  };
+/** The message of each event decoded from a notification, made once for all its streams. */
+const messages = new WeakMap<OutboxEvent, Readonly<LiveEventMessage>>();
+
+/**
+ * The event's message: one frozen object per event object, so the streams
+ * that carry one notification's event share its message (and its output
+ * check and serialisation, src/live/json-once.ts).
+ */
+export function toLiveEventMessage(event: OutboxEvent): Readonly<LiveEventMessage> {
+  let message = messages.get(event);
+  if (message === undefined) {
+    message = Object.freeze({
+      id: event.id,
+      type: event.type,
+      timestamp: event.createdAt.toISOString(),
+      userId: event.userId ?? deletedUserId(event),
+      data: event.payload,
+    });
+    messages.set(event, message);
+  }
+  return message;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { auditPage, recordAudit } from '../../db/queries/audit.js';
+import { auditPage, recordAudit, type AuditQuery } from '../../db/queries/audit.js';
 import {
   appendDefinition,
   definitionVersions,
@@ -384,14 +384,7 @@ export function reverseAnyEvent(
 }
 
 /** The audit log, newest first. */
-export function auditLog(
-  deps: Pick<AdminDeps, 'db'>,
-  query: {
-    limit: number;
-    beforeId?: string | undefined;
-    target?: { kind: string; key: string } | undefined;
-  },
-): Promise<AdminAuditRow[]> {
+export function auditLog(deps: Pick<AdminDeps, 'db'>, query: AuditQuery): Promise<AdminAuditRow[]> {
   return auditPage(deps.db, query);
 }
 

@@ -14,6 +14,7 @@ import { AppError, UserGoneError } from '../app-error.js';
 import { ERROR_TABLE, toAppError, toTRPCError } from '../error-mapping.js';
 import { SpanStatusCode, type Span } from '@opentelemetry/api';
 import { inSpan } from '../telemetry/tracing.js';
+import { jsonOnce } from '../live/json-once.js';
 
 /** How often an open live stream sends a heartbeat (an SSE `ping` event). */
 export const SSE_PING_MS = 15_000;
@@ -46,9 +47,12 @@ const t = initTRPC
   .create({
     // Live subscriptions (Server-Sent Events): a ping every 15 s keeps idle
     // streams open through proxies; a client that hears nothing for 40 s reconnects.
+    // A message shared by many streams is serialised once (`stringify`: our
+    // patch of @trpc/server, docs/upstream/trpc-server-sse-stringify.md).
     sse: {
       ping: { enabled: true, intervalMs: SSE_PING_MS },
       client: { reconnectAfterInactivityMs: 40_000 },
+      stringify: jsonOnce,
     },
     errorFormatter({ shape, error }) {
       const appError = toAppError(error);

@@ -11,26 +11,46 @@ interface Filters {
   actor: string;
   action: string;
   since: string;
+  until: string;
 }
-const EMPTY: Filters = { targetKind: '', targetKey: '', actor: '', action: '', since: '' };
+const EMPTY: Filters = {
+  targetKind: '',
+  targetKey: '',
+  actor: '',
+  action: '',
+  since: '',
+  until: '',
+};
+
+/** The service's filters for the form's (a datetime-local field is the operator's local time). */
+function toQuery(filters: Filters): Omit<Inputs['adminAuditLog'], 'limit' | 'before'> {
+  const instant = (value: string) => (value ? new Date(value).toISOString() : undefined);
+  const query = {
+    ...(filters.targetKind && filters.targetKey
+      ? { targetKind: filters.targetKind, targetKey: filters.targetKey.trim() }
+      : {}),
+    actor: filters.actor.trim() || undefined,
+    action: filters.action.trim() || undefined,
+    since: instant(filters.since),
+    until: instant(filters.until),
+  };
+  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined));
+}
 
 /**
- * Audit: every admin action, newest first, with before and after. The target narrows the query
- * on the service; actor, action and time narrow the pages read (more come with "Older").
+ * Audit: every admin action, newest first, with before and after, narrowed on the service by
+ * target, actor, action (one, or a family such as `fan`) and time (more come with "Older").
  */
 export function AuditPage() {
   const [form, setForm] = useState(EMPTY);
   const [filters, setFilters] = useState(EMPTY);
-  const target =
-    filters.targetKind && filters.targetKey
-      ? { targetKind: filters.targetKind, targetKey: filters.targetKey }
-      : {};
+  const query = toQuery(filters);
   const log = useInfiniteQuery({
-    queryKey: ['adminAuditLog', target],
+    queryKey: ['adminAuditLog', query],
     queryFn: ({ pageParam }) =>
       api.adminAuditLog.query({
         limit: 100,
-        ...target,
+        ...query,
         ...(pageParam ? { before: pageParam } : {}),
       }),
     initialPageParam: '',
@@ -41,15 +61,7 @@ export function AuditPage() {
     setFilters(form);
   };
   const set = (name: keyof Filters) => (value: string) => setForm({ ...form, [name]: value });
-  const since = filters.since ? Date.parse(filters.since) : undefined;
-  const entries = (log.data?.pages ?? [])
-    .flatMap((page) => page.data.entries)
-    .filter(
-      (entry) =>
-        (!filters.actor || entry.actor === filters.actor) &&
-        (!filters.action || entry.action.startsWith(filters.action)) &&
-        (since === undefined || Date.parse(entry.at) >= since),
-    );
+  const entries = (log.data?.pages ?? []).flatMap((page) => page.data.entries);
   return (
     <section aria-labelledby="audit-title">
       <h1 id="audit-title">Audit</h1>
@@ -71,8 +83,9 @@ export function AuditPage() {
           [
             ['targetKey', 'Target (event_type/match_checkin, a user id)', 'text'],
             ['actor', 'Actor', 'text'],
-            ['action', 'Action (fan.ban, definition.…)', 'text'],
+            ['action', 'Action (fan.ban, or all of fan)', 'text'],
             ['since', 'Since', 'datetime-local'],
+            ['until', 'Until', 'datetime-local'],
           ] as const
         ).map(([name, label, type]) => (
           <p key={name}>

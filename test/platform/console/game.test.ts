@@ -35,6 +35,13 @@ describe('the Game and Audit pages', () => {
       const before = await checkin(subject);
       expect(before).toMatchObject({ status: 'recorded', points: 10 });
 
+      // A minute ago, as a datetime-local field holds it (local time, the browser's as ours).
+      const ago = new Date(Date.now() - 60_000);
+      const pad = (n: number) => String(n).padStart(2, '0');
+      const sinceLocal =
+        `${ago.getFullYear()}-${pad(ago.getMonth() + 1)}-${pad(ago.getDate())}` +
+        `T${pad(ago.getHours())}:${pad(ago.getMinutes())}`;
+
       const browser = await openConsoleBrowser();
       try {
         const { page } = browser;
@@ -67,7 +74,18 @@ describe('the Game and Audit pages', () => {
         await page.getByLabel('Target kind').selectOption('definition');
         await page.getByLabel(/^Target \(/).fill('event_type/match_checkin');
         await page.getByLabel('Actor').fill('ops-game');
+        await page.getByLabel(/^Action/).fill('definition');
+        await page.getByLabel('Since').fill(sinceLocal);
+        // The filters are the service's: the query carries them (not a filter of pages read).
+        const filtered = page.waitForRequest(
+          (request) =>
+            request.url().includes('/trpc/adminAuditLog') &&
+            decodeURIComponent(request.url()).includes('"actor":"ops-game"') &&
+            decodeURIComponent(request.url()).includes('"action":"definition"') &&
+            decodeURIComponent(request.url()).includes('"since":"'),
+        );
         await page.getByRole('button', { name: 'Filter' }).click();
+        await filtered;
         const rows = page.locator('[data-table="audit"] tbody tr');
         await expect.poll(() => rows.count()).toBe(1);
         const cells = await rows.first().locator('td').allInnerTexts();
@@ -78,6 +96,14 @@ describe('the Game and Audit pages', () => {
         ]);
         expect(JSON.parse(cells[4]!)).toMatchObject({ definition: { points: 10 } });
         expect(JSON.parse(cells[5]!)).toMatchObject({ definition: { points: 17 } });
+
+        // A family with no such change: nothing.
+        await page.getByLabel(/^Action/).fill('fan');
+        await page.getByRole('button', { name: 'Filter' }).click();
+        await expect.poll(() => rows.count()).toBe(0);
+        await expect
+          .poll(() => page.locator('[data-table="audit"] caption').innerText())
+          .toBe('0 entries');
         expect(browser.problems).toEqual([]);
       } finally {
         await browser.close();
