@@ -35,13 +35,26 @@
  * LIVE_BENCH_TRANSPORT=ws opens every stream over tRPC's WebSocket transport
  * (one connection per stream, bench/live-clients.ts) instead of SSE.
  *
+ * Modes (flags after `--`; bench/live-writes.ts):
+ * - `--burst N`: N awarding writes (N users, at most one per identity) sent as
+ *   fast as the database takes them; reports, besides the delays, the time
+ *   from the first write until every writer's stream had its event (`drainMs`).
+ * - `--rate R`: the writes started at R a second on schedule (open loop:
+ *   a slow write delays none after it).
+ * - `--instances 2`: two service processes on the database, each with half
+ *   the streams (stream n on instance n mod 2, so a user's streams are on
+ *   both) and its own limit; the writes go over HTTP (PATCH /api/user), to
+ *   each instance in turn, and their delay counts from the HTTP answer.
+ * Every mode checks that each writer's stream got the write's event once,
+ * with ids in order (`missing`, `duplicated`, `outOfOrder`).
+ *
  * `serviceAlive` says whether the service was still up at the end (it must
  * be: a refusal, never a crash).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../db/schema.js';
@@ -50,34 +63,47 @@ import { streamCapacity } from '../src/live/capacity.js';
 import { updateProfile } from '../src/services/profile.js';
 import { UserStateCache } from '../src/services/state-cache.js';
 import { CatalogCache } from '../src/services/catalog.js';
-import { benchServiceEnv, startIssuer } from './issuer.js';
+import { startIssuer } from './issuer.js';
 import {
   backgroundLoad,
   heapSizeLimit,
-  memory,
   openSocketStream,
   openStream,
   pool,
-  quantile,
   type Stream,
 } from './live-clients.js';
+import { startLiveService, type LiveService } from './live-service.js';
+import { deliveries, runWrites, watching, type Watch, type WriteMode } from './live-writes.js';
 import { startReceiver, webhookThroughput } from './live-webhooks.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
 const num = (name: string, fallback: number) => Number(env[name] ?? fallback);
 const heapMb = num('LIVE_BENCH_HEAP_MB', 128);
+const { values: flags } = parseArgs({
+  options: {
+    burst: { type: 'string' },
+    rate: { type: 'string' },
+    instances: { type: 'string', default: '1' },
+  },
+});
+const burst = flags.burst === undefined ? undefined : Number(flags.burst);
 const settings = {
   adminUrl: env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   heapMb,
-  /** Unset: the service's default limit for that heap, which the bench fills. */
+  /** Unset: the service's default limit for that heap, which the bench fills on each instance. */
   streams: env.LIVE_BENCH_STREAMS === undefined ? undefined : num('LIVE_BENCH_STREAMS', 0),
   /** Of those, leaderboardEvents streams (on 50 team boards); the rest are myEvents. */
   boardStreams: num('LIVE_BENCH_BOARD_STREAMS', 0),
   perUser: num('LIVE_BENCH_STREAMS_PER_USER', 5),
   perAddress: 100,
-  writes: env.LIVE_BENCH_WRITES === undefined ? undefined : num('LIVE_BENCH_WRITES', 0),
-  concurrency: num('LIVE_BENCH_CONCURRENCY', 10),
+  writes: burst ?? (env.LIVE_BENCH_WRITES === undefined ? undefined : num('LIVE_BENCH_WRITES', 0)),
+  mode: (burst !== undefined
+    ? { kind: 'burst' }
+    : flags.rate !== undefined
+      ? { kind: 'paced', rate: Number(flags.rate) }
+      : { kind: 'closed', concurrency: num('LIVE_BENCH_CONCURRENCY', 10) }) as WriteMode,
+  instances: Number(flags.instances),
   backgroundRps: num('LIVE_BENCH_BACKGROUND_RPS', 50),
   webhookEvents: num('LIVE_BENCH_WEBHOOK_EVENTS', 10_000),
   /** `sse` (tRPC's SSE, a request per stream) or `ws` (tRPC's WebSocket, a connection per stream). */
@@ -89,15 +115,18 @@ const settings = {
 const log = (message: string) => process.stderr.write(`[bench:live] ${message}\n`);
 
 async function main(): Promise<void> {
+  if (![1, 2].includes(settings.instances)) throw new Error('--instances is 1 or 2');
   log('building the service');
   if (spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT }).status !== 0) {
     throw new Error('build failed');
   }
   const heapLimit = heapSizeLimit(settings.heapMb);
-  const total = settings.streams ?? streamCapacity(heapLimit);
+  const total = settings.streams ?? streamCapacity(heapLimit) * settings.instances;
+  // Each instance's limit: its share of the streams (stream n is on instance n mod instances).
+  const perInstance = Math.ceil(total / settings.instances);
   const boardStreams = Math.min(settings.boardStreams, total);
   const streams = total - boardStreams;
-  const users = Math.ceil(streams / settings.perUser);
+  const users = Math.max(Math.ceil(streams / settings.perUser), settings.writes ?? 0);
   const dbName = `bench_live_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: settings.adminUrl });
   await admin.connect();
@@ -108,58 +137,7 @@ async function main(): Promise<void> {
 
   const issuer = await startIssuer();
   const receiver = await startReceiver();
-  const receiverUrl = receiver.url;
-
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const service: ChildProcess = spawn(
-    process.execPath,
-    [
-      '--expose-gc',
-      '--require',
-      './bench/heap-probe.cjs',
-      `--max-old-space-size=${settings.heapMb}`,
-      'dist/src/server.js',
-    ],
-    {
-      cwd: ROOT,
-      env: {
-        PATH: env.PATH,
-        ...benchServiceEnv(issuer, databaseUrl, port),
-        RATE_LIMIT_PER_IP: '0',
-        RATE_LIMIT_PER_USER: '0',
-        ...(settings.streams !== undefined && { LIVE_MAX_STREAMS: String(total) }),
-        LIVE_MAX_STREAMS_PER_USER: String(settings.perUser),
-        LIVE_MAX_STREAMS_PER_IP: String(settings.perAddress),
-        WEBHOOK_URL: receiverUrl,
-        WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
-        // The bench's receiver listens on this machine.
-        WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    },
-  );
-  /** The service's heap in use after a full GC (bench/heap-probe.cjs), in bytes. */
-  const serviceHeap = () =>
-    new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('the heap probe did not answer')), 30_000);
-      service.once('message', (message: { heapUsed: number }) => {
-        clearTimeout(timer);
-        resolve(message.heapUsed);
-      });
-      service.send('heap');
-    });
-  /** Has the service write a heap snapshot to `LIVE_BENCH_HEAP_SNAPSHOTS/<name>` (for finding what a stream holds). */
-  const snapshot = async (name: string) => {
-    if (!settings.snapshots) return;
-    const path = `${settings.snapshots}/${name}.heapsnapshot`;
-    await new Promise<void>((resolve) => {
-      service.once('message', () => resolve());
-      service.send({ snapshot: path });
-    });
-    log(`heap snapshot: ${path}`);
-  };
-  const base = `http://127.0.0.1:${port}`;
+  const services: LiveService[] = [];
   const benchPool = new pg.Pool({ connectionString: databaseUrl, max: 20 });
   // DROP DATABASE … WITH (FORCE) at the end ends any connection still open
   // (one the pool was still opening when it was told to end): an idle
@@ -173,32 +151,44 @@ async function main(): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
   const closers: Array<() => void> = [];
   try {
-    for (let i = 0; ; i += 1) {
-      if (service.exitCode !== null) throw new Error('the service exited');
-      if (
-        await fetch(`${base}/readyz`).then(
-          (r) => r.ok,
-          () => false,
-        )
-      )
-        break;
-      if (i > 600) throw new Error('the service did not start');
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < settings.instances; i += 1) {
+      services.push(
+        await startLiveService({
+          issuer,
+          databaseUrl,
+          receiverUrl: receiver.url,
+          heapMb: settings.heapMb,
+          env: {
+            ...(settings.streams !== undefined && { LIVE_MAX_STREAMS: String(perInstance) }),
+            LIVE_MAX_STREAMS_PER_USER: String(settings.perUser),
+            LIVE_MAX_STREAMS_PER_IP: String(settings.perAddress),
+          },
+        }),
+      );
     }
-    const serviceMemory = () => memory(service.pid!);
-    const idle = serviceMemory();
+    const first = services[0]!;
+    const serviceOf = (n: number) => services[n % services.length]!;
+    /** Has each service write a heap snapshot to `LIVE_BENCH_HEAP_SNAPSHOTS/<name>[-<i>]` (for finding what a stream holds). */
+    const snapshot = async (name: string) => {
+      if (!settings.snapshots) return;
+      for (const [i, service] of services.entries()) {
+        const path = `${settings.snapshots}/${name}${services.length > 1 ? `-${i}` : ''}.heapsnapshot`;
+        await service.snapshot(path);
+        log(`heap snapshot: ${path}`);
+      }
+    };
+    const idle = services.map((service) => service.memory());
 
     log(`onboarding ${users} users`);
     const fans = Array.from({ length: users }, (_, i) => ({
       index: i,
       token: issuer.sign(`live-bench-${dbName}-${i}`),
       id: '',
-      firstEventAt: 0,
       commitSentAt: 0,
       committedAt: 0,
     }));
     await pool(fans, 20, async (fan) => {
-      const response = await fetch(`${base}/api/user/profile`, {
+      const response = await fetch(`${serviceOf(fan.index).base}/api/user/profile`, {
         method: 'POST',
         headers: { authorization: `Bearer ${fan.token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ favoriteTeam: `Team ${fan.index % 50}` }),
@@ -207,17 +197,18 @@ async function main(): Promise<void> {
       fan.id = ((await response.json()) as { data: { user: { id: string } } }).data.user.id;
     });
 
-    const heapIdle = await serviceHeap();
+    const heapIdle = await Promise.all(services.map((service) => service.heap()));
     await snapshot('idle');
     log(
       `opening ${streams} myEvents and ${boardStreams} leaderboardEvents streams, ` +
-        `${settings.perUser} per user`,
+        `${settings.perUser} per user, on ${services.length} instance(s)`,
     );
     const slots = Array.from({ length: streams }, (_, n) => n);
     const address = (n: number) =>
       `127.${1 + Math.floor(n / settings.perAddress / 62_500)}.${Math.floor(n / settings.perAddress / 250) % 250}.${2 + (Math.floor(n / settings.perAddress) % 250)}`;
-    /** A stream over the transport the run measures (`procedure` with `input`). */
+    /** A stream over the transport the run measures (`procedure` with `input`), on `service`. */
     const openOne = (
+      service: LiveService,
       token: string,
       from: string,
       onEvent: (data: string) => void,
@@ -225,9 +216,9 @@ async function main(): Promise<void> {
       input?: unknown,
     ): Promise<Stream> =>
       settings.transport === 'ws'
-        ? openSocketStream(base, token, from, onEvent, procedure, input)
+        ? openSocketStream(service.base, token, from, onEvent, procedure, input)
         : openStream(
-            base,
+            service.base,
             token,
             from,
             agent,
@@ -236,14 +227,11 @@ async function main(): Promise<void> {
               ? procedure
               : `${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`,
           );
+    const watches: Watch<(typeof fans)[number]>[] = [];
     await pool(slots, 50, async (n) => {
-      const fan = fans[Math.floor(n / settings.perUser)]!;
-      const stream = await openOne(fan.token, address(n), (data) => {
-        // The write's own first event; a late onboarding event does not count.
-        if (fan.firstEventAt === 0 && data.includes('name_rival')) {
-          fan.firstEventAt = performance.now();
-        }
-      });
+      const { watch, onEvent } = watching(fans[Math.floor(n / settings.perUser)]!);
+      watches.push(watch);
+      const stream = await openOne(serviceOf(n), watch.writer.token, address(n), onEvent);
       if (stream.retryAfter !== undefined) throw new Error(`stream ${n} was refused`);
       closers.push(stream.close);
     });
@@ -255,6 +243,7 @@ async function main(): Promise<void> {
     let boardUpdates = 0;
     await pool(boardSlots, 50, async (n) => {
       const stream = await openOne(
+        serviceOf(streams + n),
         boardTokens[Math.floor(n / settings.perUser)]!,
         address(streams + settings.perAddress + n),
         () => (boardUpdates += 1),
@@ -264,79 +253,85 @@ async function main(): Promise<void> {
       if (stream.retryAfter !== undefined) throw new Error(`board stream ${n} was refused`);
       closers.push(stream.close);
     });
-    // One more than the limit: refused, with Retry-After, not a crash.
+    // One more than the limit (of the first instance, which holds its share): refused, with Retry-After, not a crash.
     const extra = issuer.sign(`live-bench-${dbName}-extra`);
     const beyond = await openOne(
+      first,
       extra,
       address(streams + boardStreams + 2 * settings.perAddress),
       () => {},
     );
     beyond.close();
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    const open = serviceMemory();
-    const heapOpen = await serviceHeap();
+    const open = services.map((service) => service.memory());
+    const heapOpen = await Promise.all(services.map((service) => service.heap()));
     await snapshot('streams');
 
     const writers = fans.slice(0, settings.writes ?? fans.length);
     log(
-      `${writers.length} awarding writes, ${settings.concurrency} at a time, ` +
+      `${writers.length} awarding writes (${JSON.stringify(settings.mode)}), ` +
         `with ${settings.backgroundRps} PATCH/s over HTTP`,
     );
     const background = backgroundLoad(
-      base,
+      first.base,
       fans.map((fan) => fan.token),
       settings.backgroundRps,
     );
-    const started = performance.now();
     const catalog = new CatalogCache(db, { refreshMs: 60_000 });
-    await pool(writers, settings.concurrency, async (fan) => {
-      // rivalTeam completes name_rival: quest_completed, points_awarded, rank_changed.
-      // The write's statement in a transaction of its own: its COMMIT is the next round trip.
-      await db.transaction().execute(async (trx) => {
-        await updateProfile(
-          {
-            db: trx,
-            statements,
-            clock: () => new Date(),
-            config: { handles: { cooldownDays: 0, reserveDays: 0 } },
-            userStates: new UserStateCache(0),
-            catalog,
-          },
-          fan.id,
-          { rivalTeam: 'Rivals' },
-        );
+    // rivalTeam completes name_rival: quest_completed, points_awarded, rank_changed.
+    const writeOne = async (fan: (typeof fans)[number]) => {
+      if (services.length > 1) {
+        // Through an instance: its HTTP answer comes after the COMMIT.
         fan.commitSentAt = performance.now();
-      });
+        const response = await fetch(`${serviceOf(fan.index).base}/api/user`, {
+          method: 'PATCH',
+          headers: { authorization: `Bearer ${fan.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ rivalTeam: 'Rivals' }),
+        });
+        await response.arrayBuffer();
+        if (!response.ok) throw new Error(`an awarding write answered ${response.status}`);
+      } else {
+        // The write's statement in a transaction of its own: its COMMIT is the next round trip.
+        await db.transaction().execute(async (trx) => {
+          await updateProfile(
+            {
+              db: trx,
+              statements,
+              clock: () => new Date(),
+              config: { handles: { cooldownDays: 0, reserveDays: 0 } },
+              userStates: new UserStateCache(0),
+              catalog,
+            },
+            fan.id,
+            { rivalTeam: 'Rivals' },
+          );
+          fan.commitSentAt = performance.now();
+        });
+      }
       fan.committedAt = performance.now();
-    });
-    const writeSeconds = (performance.now() - started) / 1000;
+    };
+    const run = await runWrites(writers, settings.mode, writeOne);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     await background.stop();
-    const underLoad = serviceMemory();
-    // From the COMMIT's acknowledgement (negative when the event beat it); the
-    // commit itself happened within the COMMIT's round trip before that.
-    const arrived = writers.filter((fan) => fan.firstEventAt > 0);
-    const fromCommit = arrived
-      .map((fan) => fan.firstEventAt - fan.committedAt)
-      .sort((a, b) => a - b);
-    const commitRoundTrip = writers
-      .map((fan) => fan.committedAt - fan.commitSentAt)
-      .sort((a, b) => a - b);
-    const missing = writers.length - arrived.length;
-    const stats = (sorted: number[]) => ({
-      p50: Math.round(quantile(sorted, 0.5) * 10) / 10,
-      p99: Math.round(quantile(sorted, 0.99) * 10) / 10,
-      max: Math.round((sorted.at(-1) ?? NaN) * 10) / 10,
-    });
+    const underLoad = services.map((service) => service.memory());
+    const writing = new Set(writers);
+    const delivered = deliveries(
+      writers,
+      watches.filter((watch) => writing.has(watch.writer)),
+      run,
+    );
 
     const webhooks = await webhookThroughput(db, receiver, fans, settings.webhookEvents, log);
 
+    const held = closers.length;
     const summary = {
       transport: settings.transport,
+      mode: settings.mode,
+      instances: services.length,
       heapMb: settings.heapMb,
       heapSizeLimitMb: Math.round(heapLimit / 2 ** 20),
       streams: {
-        held: closers.length,
+        held,
         myEvents: streams,
         leaderboardEvents: boardStreams,
         leaderboardUpdates: boardUpdates,
@@ -346,38 +341,34 @@ async function main(): Promise<void> {
         oneMoreRefused: beyond.retryAfter !== undefined,
         retryAfter: beyond.retryAfter ?? null,
       },
-      rssMb: {
-        idle: idle.rssMb,
-        withStreams: open.rssMb,
-        underWriteLoad: underLoad.rssMb,
-        peak: serviceMemory().peakMb,
-        perStreamKb: Math.round(((open.rssMb - idle.rssMb) * 1024) / Math.max(1, closers.length)),
-      },
-      heap: {
-        idleMb: Math.round(heapIdle / 2 ** 20),
-        withStreamsMb: Math.round(heapOpen / 2 ** 20),
-        perStreamKb: Math.round((heapOpen - heapIdle) / 1024 / Math.max(1, closers.length)),
-      },
-      commitToEventMs: {
-        writes: writers.length,
-        writesPerSecond: Math.round(writers.length / writeSeconds),
-        fromCommit: stats(fromCommit),
-        commitRoundTripMs: { p99: stats(commitRoundTrip).p99, max: stats(commitRoundTrip).max },
-        missing,
-      },
+      // Per instance, in order.
+      rssMb: services.map((service, i) => ({
+        idle: idle[i]!.rssMb,
+        withStreams: open[i]!.rssMb,
+        underWriteLoad: underLoad[i]!.rssMb,
+        peak: service.memory().peakMb,
+        perStreamKb: Math.round(
+          ((open[i]!.rssMb - idle[i]!.rssMb) * 1024 * services.length) / Math.max(1, held),
+        ),
+      })),
+      heap: services.map((_, i) => ({
+        idleMb: Math.round(heapIdle[i]! / 2 ** 20),
+        withStreamsMb: Math.round(heapOpen[i]! / 2 ** 20),
+        perStreamKb: Math.round(
+          ((heapOpen[i]! - heapIdle[i]!) * services.length) / 1024 / Math.max(1, held),
+        ),
+      })),
+      commitToEventMs: delivered,
       backgroundPatches: background.counts,
       webhooks,
-      serviceAlive: service.exitCode === null,
+      serviceAlive: services.every((service) => service.alive()),
     };
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     if (!summary.serviceAlive || !summary.streams.oneMoreRefused) process.exitCode = 1;
   } finally {
     for (const close of closers) close();
     agent.destroy();
-    if (service.exitCode === null) {
-      service.kill('SIGTERM');
-      await new Promise((resolve) => service.once('exit', resolve));
-    }
+    for (const service of services) await service.stop();
     await db.destroy();
     await issuer.close();
     receiver.close();
