@@ -122,6 +122,15 @@ export const metrics = {
   },
 };
 
+/** Events this process rejected since it started, by code, most first (as ups_events_total counts). */
+export async function rejectionsByCode(): Promise<Array<{ code: string; count: number }>> {
+  const { values } = await events.get();
+  return values
+    .filter((value) => value.labels.status === 'rejected' && value.value > 0)
+    .map((value) => ({ code: String(value.labels.code), count: value.value }))
+    .sort((a, b) => b.count - a.count || a.code.localeCompare(b.code));
+}
+
 export interface PoolStats {
   total: number;
   idle: number;

@@ -163,6 +163,37 @@ export const ADMIN_RESPONSE_EXAMPLES: Record<string, Record<string, Examples>> =
       nextAt: '2026-11-26T09:12:00.000Z',
     }),
   },
+  adminOverview: {
+    '200': ok('hour', 'The last hour (its 61 buckets shortened here to the last three)', {
+      window: 'hour',
+      from: '2026-12-02T09:12:30.120Z',
+      to: '2026-12-02T10:12:30.120Z',
+      bucketSeconds: 60,
+      buckets: ['2026-12-02T10:10:00.000Z', '2026-12-02T10:11:00.000Z', '2026-12-02T10:12:00.000Z'],
+      events: [
+        { type: 'match_checkin', counts: [41, 57, 12] },
+        { type: 'article_read', counts: [3, 0, 2] },
+      ],
+      points: [425, 570, 122],
+      activeFans: 812,
+      rejections: {
+        since: '2026-12-02T06:00:04.511Z',
+        byCode: [
+          { code: 'CAP_REACHED', count: 37 },
+          { code: 'UNKNOWN_EVENT_TYPE', count: 2 },
+        ],
+      },
+      outboxLagSeconds: 0.4,
+      webhooks: {
+        delivered: 1180,
+        failed: 3,
+        gaveUp: 0,
+        queued: 2,
+        endpointsEnabled: 2,
+        endpointsDisabled: 0,
+      },
+    }),
+  },
   adminTestWebhookEndpoint: {
     '200': ok('delivered', 'The receiver answered 204', {
       id: '90433',

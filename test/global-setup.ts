@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
@@ -13,8 +14,10 @@ import { adminQuery, testDbKind } from './helpers/test-db.js';
  * provides one migrated data dir that every test database copies
  * (test/helpers/test-db.ts), because creating a PGlite costs seconds and
  * ~800 MB while copying and reopening one is fast. On PostgreSQL it checks the
- * server is reachable and, at the end, drops any test database a crashed
- * worker left behind.
+ * server is reachable, migrates one template database that every test database
+ * is created from (`CREATE DATABASE … TEMPLATE`, a file copy on the server,
+ * instead of running every migration again), and at the end drops it and any
+ * test database a crashed worker left behind.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const runId = `t_${randomBytes(4).toString('hex')}`;
@@ -29,6 +32,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
         `TEST_DATABASE_URL (${serverUrl}) is not reachable: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
+    project.provide('pgTemplateDatabase', await pgTemplate(serverUrl, `${runId}_template`));
     return async () => {
       const leftovers = await adminQuery(
         serverUrl,
@@ -42,6 +46,25 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   project.provide('pgliteTemplateDir', await (template ??= pgliteTemplate()));
   return async () => {};
+}
+
+/** A migrated database on the server, closed so that CREATE DATABASE can copy it. */
+async function pgTemplate(serverUrl: string, name: string): Promise<string> {
+  await adminQuery(serverUrl, `CREATE DATABASE "${name}"`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const database = await createDatabase({
+    databaseUrl: url.toString(),
+    dataDir: tmpdir(), // PGlite's; unused on PostgreSQL
+    poolMax: 1,
+    statementTimeoutMs: 10_000,
+  });
+  try {
+    await migrateToLatest(database.db);
+  } finally {
+    await database.close();
+  }
+  return name;
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

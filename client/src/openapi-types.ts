@@ -569,6 +569,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The game at a glance
+         * @description Over the last hour (a bucket a minute) or day (a bucket every 30 minutes): events recorded per bucket by type, the points they awarded, active fans, webhook delivery outcomes; now: the outbox’s lag, the queues, the endpoints; and the events the answering instance rejected since it started, by code.
+         */
+        get: operations["adminOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1632,6 +1652,58 @@ export interface components {
              * @description When it is due
              */
             nextAt: string;
+        };
+        AdminOverview: {
+            /** @enum {string} */
+            window: "hour" | "day";
+            /**
+             * Format: date-time
+             * @description The window’s start (the database’s clock)
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The window’s end: now
+             */
+            to: string;
+            /** @description Each bucket’s length: 60 (hour), 1800 (day) */
+            bucketSeconds: number;
+            /** @description Each bucket’s start, oldest first */
+            buckets: string[];
+            /** @description Events recorded per bucket, by type (most first) */
+            events: {
+                type: string;
+                counts: number[];
+            }[];
+            /** @description Points the events awarded per bucket (reversed ones left out) */
+            points: number[];
+            /** @description Fans with an event recorded in the window */
+            activeFans: number;
+            /** @description Events the answering instance rejected since it started, by code, most first (ups_events_total; rejected events are not stored) */
+            rejections: {
+                /**
+                 * Format: date-time
+                 * @description When the answering instance started
+                 */
+                since: string;
+                byCode: {
+                    code: string;
+                    count: number;
+                }[];
+            };
+            /** @description Age of the oldest event still to be delivered to a webhook (0: none) */
+            outboxLagSeconds: number;
+            /** @description Delivery attempts in the window by outcome; queues and endpoints now */
+            webhooks: {
+                delivered: number;
+                /** @description Attempts that failed and are tried again */
+                failed: number;
+                gaveUp: number;
+                /** @description Deliveries waiting in the endpoints’ queues now */
+                queued: number;
+                endpointsEnabled: number;
+                endpointsDisabled: number;
+            };
         };
         /**
          * @example {
@@ -5765,6 +5837,95 @@ export interface operations {
             /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminOverview: {
+        parameters: {
+            query?: {
+                /** @description hour (the default) or day */
+                window?: "hour" | "day";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["AdminOverview"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE or CLIENT_NOT_ALLOWED: Forbidden */
+            403: {
+                headers: {
+                    /** @description With INSUFFICIENT_SCOPE: Bearer error="insufficient_scope", scope="<the scope needed>" (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {

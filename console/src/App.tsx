@@ -6,6 +6,8 @@ import { FansPage } from './pages/Fans.js';
 import { FanPage } from './pages/Fan.js';
 import { GamePage } from './pages/Game.js';
 import { AuditPage } from './pages/Audit.js';
+import { OverviewPage } from './pages/Overview.js';
+import { WebhooksPage } from './pages/Webhooks.js';
 
 interface Props {
   settings: Settings;
@@ -25,9 +27,11 @@ function useRoute(): string[] {
 }
 
 const PAGES = [
+  { path: 'overview', title: 'Overview' },
   { path: 'fans', title: 'Fans' },
   { path: 'game', title: 'Game' },
   { path: 'audit', title: 'Audit' },
+  { path: 'webhooks', title: 'Webhooks' },
 ] as const;
 
 export function App({ settings, initialSession }: Props) {
@@ -100,10 +104,14 @@ export function App({ settings, initialSession }: Props) {
         </span>
       </header>
       <main>
-        {page === 'game' ? (
+        {page === 'overview' ? (
+          <OverviewPage />
+        ) : page === 'game' ? (
           <GamePage />
         ) : page === 'audit' ? (
           <AuditPage />
+        ) : page === 'webhooks' ? (
+          <WebhooksPage />
         ) : rest[0] ? (
           <FanPage userId={rest[0]} />
         ) : (

@@ -1,8 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 /** Debian's Chromium, as the /docs browser test uses it (test/platform/docs/docs.test.ts). */
@@ -20,28 +17,55 @@ export interface ConsoleBrowser {
   close(): Promise<void>;
 }
 
-/** A fresh headless Chromium profile with one page, watched for problems. */
+let shared: Promise<Browser> | undefined;
+
+/**
+ * One headless Chromium per test worker: files of the shared project keep
+ * their worker's modules (vitest.config.ts), so every browser test the worker
+ * runs opens its pages in it instead of starting a Chromium of its own.
+ * Playwright kills it when the worker exits; one that crashed or was closed is
+ * launched again on the next call.
+ */
+function workerBrowser(): Promise<Browser> {
+  shared ??= chromium
+    .launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    })
+    .then((browser) => {
+      browser.once('disconnected', () => (shared = undefined));
+      return browser;
+    })
+    .catch((error: unknown) => {
+      shared = undefined;
+      throw error;
+    });
+  return shared;
+}
+
+/**
+ * A fresh browser context (its own cookies, storage and cache, like a new
+ * profile) in the worker's Chromium, with one page watched for problems.
+ */
 export async function openConsoleBrowser(
   options: { bypassCSP?: boolean } = {},
 ): Promise<ConsoleBrowser> {
-  const userDataDir = await mkdtemp(join(tmpdir(), 'console-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
+  const context = await (
+    await workerBrowser()
+  ).newContext({
     viewport: { width: 1280, height: 800 },
     bypassCSP: options.bypassCSP ?? false,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
   });
-  const page = context.pages()[0] ?? (await context.newPage());
+  const page = await context.newPage();
   const problems: string[] = [];
   const origins = new Set<string>();
   page.on('console', (message) => {
@@ -57,10 +81,7 @@ export async function openConsoleBrowser(
     page,
     problems,
     origins,
-    async close() {
-      await context.close();
-      await rm(userDataDir, { recursive: true, force: true });
-    },
+    close: () => context.close(),
   };
 }
 

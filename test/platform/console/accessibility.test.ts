@@ -45,13 +45,24 @@ describe('the console’s accessibility', () => {
         await page.goto(`${app.url}/admin/`);
         await signIn(page, app.url, 'ops-axe', { admin: true });
         for (const [name, hash, ready] of [
+          ['overview', '#/overview', 'Overview'],
           ['fans', '#/fans', 'Fans'],
           ['fan', `#/fans/${made.body.data.user.id}`, 'Boards'],
           ['game', '#/game', 'Game'],
           ['audit', '#/audit', 'Audit'],
+          ['webhooks', '#/webhooks', 'Webhooks'],
         ] as const) {
           await page.goto(`${app.url}/admin/${hash}`);
           await expect.poll(() => page.getByRole('heading', { name: ready }).count()).toBe(1);
+          // Pages that read first: axe looks once what they read is shown.
+          if (name === 'overview') {
+            await expect.poll(() => page.locator('canvas[data-chart]').count()).toBe(4);
+          }
+          if (name === 'webhooks') {
+            await expect
+              .poll(() => page.locator('[data-table="endpoints"] caption').innerText())
+              .toBe('0 endpoints');
+          }
           found[name] = await seriousViolations(page);
         }
         await page.getByRole('button', { name: 'Sign out' }).click();
@@ -60,10 +71,12 @@ describe('the console’s accessibility', () => {
         expect(found).toEqual({
           'sign-in': [],
           authorize: [],
+          overview: [],
           fans: [],
           fan: [],
           game: [],
           audit: [],
+          webhooks: [],
           'not-operator': [],
         });
       } finally {

@@ -1,19 +1,14 @@
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { DOCS_CSP } from '../../../src/http/docs.js';
 import { REQUEST_EXAMPLES } from '../../../src/openapi-examples.js';
 
+import { CHROMIUM, hasChromium, inCi, openConsoleBrowser } from '../../helpers/console-browser.js';
 import { useTestApp } from '../../helpers/test-app.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = fileURLToPath(new URL('../../artifacts/docs.png', import.meta.url));
-const inCi = process.env.CI === 'true';
-const hasChromium = existsSync(CHROMIUM);
 
 const { app, database } = useTestApp();
 
@@ -61,34 +56,9 @@ describe('GET /docs — in a browser', () => {
   it.skipIf(!hasChromium)(
     'takes a bearer token and executes both writes with their prefilled example bodies',
     async () => {
-      const userDataDir = await mkdtemp(join(tmpdir(), 'docs-chromium-'));
-      const context = await chromium.launchPersistentContext(userDataDir, {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      const browser = await openConsoleBrowser();
       try {
-        const page = context.pages()[0] ?? (await context.newPage());
-        const problems: string[] = [];
-        page.on('console', (message) => {
-          if (message.type() === 'error') problems.push(message.text());
-        });
-        page.on('pageerror', (error) => problems.push(error.message));
-        const origins = new Set<string>();
-        page.on('request', (request) => origins.add(new URL(request.url()).origin));
-        page.on('response', (response) => {
-          if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
-        });
-
+        const { page, problems, origins } = browser;
         await page.goto(`${app.url}/docs`);
         const patchOperation = page.locator('#operations-user-updateUser');
         const onboardOperation = page.locator('#operations-user-onboardProfile');
@@ -148,8 +118,7 @@ describe('GET /docs — in a browser', () => {
         expect(problems).toEqual([]);
         expect([...origins]).toEqual([app.url]);
       } finally {
-        await context.close();
-        await rm(userDataDir, { recursive: true, force: true });
+        await browser.close();
       }
     },
     // Chromium start-up and two live requests; slow on a loaded CI machine.
