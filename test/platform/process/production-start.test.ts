@@ -61,8 +61,7 @@ describe('a production start', { timeout: 120_000 }, () => {
     // The run's migrated PGlite template, so the start skips creating and
     // migrating a database (the last test starts on a new one).
     const dataDir = path.join(root, 'allowed');
-    const template = inject('pgliteTemplateDir');
-    if (template) await cp(template, dataDir, { recursive: true });
+    await cp(inject('pgliteTemplateDir'), dataDir, { recursive: true });
     const server = await startServerProcess({
       ...production,
       ALLOW_EMBEDDED_DATABASE: 'true',
