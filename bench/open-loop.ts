@@ -1,14 +1,19 @@
 /**
  * The open-loop part of `npm run bench` (BENCH_OPEN_LOOP=1): REST PATCH
- * requests started at a fixed rate, half the floor's capacity by default,
- * against the service and the floor (and a BENCH_COMPARE build) in rounds
+ * requests started at a fixed rate, 40 % of the service's closed-loop
+ * capacity by default, against the service and the floor (and a
+ * BENCH_COMPARE build) in rounds
  * that rotate which goes first. What a fan feels at a load the floor handles
  * easily: latency from when each request was due (bench/http-load.ts), so a
  * stall delays every request behind it, as it would delay fans.
  *
- * The capacity is the floor's median req/s in this run's closed-loop
- * rest-patch rounds, or a closed-loop round of its own when rest-patch did not
- * run; BENCH_OPEN_RATE sets the rate instead.
+ * A capacity is a side's median req/s in this run's closed-loop rest-patch
+ * rounds, or a closed-loop round of its own when rest-patch did not run. The
+ * default rate is OPEN_RATE_SHARE of the service's, the slower of the two, so
+ * both hold it and the p99s compare queueing, not overload (at half the
+ * floor's capacity the service, slower than that, fell behind for the whole
+ * round and its p99 was the length of its queue). BENCH_OPEN_RATE sets the
+ * rate instead.
  */
 import { load } from './closed-loop.js';
 import { fixedCount, openLoop, type BenchUser, type OpenLoopResult } from './http-load.js';
@@ -33,6 +38,14 @@ export interface OpenLoopSample extends OpenLoopResult {
 
 const REST_PATCH = SCENARIOS.find((s) => s.name === 'rest-patch')!;
 
+/** The default open-loop rate, as a share of the service's closed-loop REST PATCH capacity. */
+export const OPEN_RATE_SHARE = 0.4;
+
+/** The default open-loop rate for the capacities measured: both sides must hold it. */
+export function defaultOpenRate(capacity: { service: number; floor: number }): number {
+  return Math.max(1, Math.round(OPEN_RATE_SHARE * Math.min(capacity.service, capacity.floor)));
+}
+
 export async function openLoopRounds(options: {
   targets: Partial<Record<Side, Running>>;
   /** Each side's users (the floor shares the service's). */
@@ -41,19 +54,19 @@ export async function openLoopRounds(options: {
   samples: readonly Sample[];
   /** A token file of the service's users, for a capacity round of the floor's own. */
   poolFile: string;
-}): Promise<{ capacity: number; samples: OpenLoopSample[] }> {
+}): Promise<OpenLoopRun> {
   const { targets, usersOf } = options;
-  const floor = targets.floor!;
-  const fromRounds = options.samples
-    .filter((s) => s.scenario === 'rest-patch' && s.side === 'floor')
-    .map((s) => s.rps);
-  let capacity = fromRounds.length > 0 ? median(fromRounds) : NaN;
-  if (!(capacity > 0)) {
-    log('open loop: measuring the floor’s capacity (closed loop, rest-patch)');
-    await load(floor, REST_PATCH, options.poolFile, settings.warmup);
-    capacity = (await load(floor, REST_PATCH, options.poolFile, settings.duration)).rps;
-  }
-  const rate = env.BENCH_OPEN_RATE ? Number(env.BENCH_OPEN_RATE) : Math.round(capacity / 2);
+  const capacityOf = async (side: 'service' | 'floor') => {
+    const fromRounds = options.samples
+      .filter((s) => s.scenario === 'rest-patch' && s.side === side)
+      .map((s) => s.rps);
+    if (fromRounds.length > 0 && median(fromRounds) > 0) return median(fromRounds);
+    log(`open loop: measuring the ${side}’s capacity (closed loop, rest-patch)`);
+    await load(targets[side]!, REST_PATCH, options.poolFile, settings.warmup);
+    return (await load(targets[side]!, REST_PATCH, options.poolFile, settings.duration)).rps;
+  };
+  const capacity = { service: await capacityOf('service'), floor: await capacityOf('floor') };
+  const rate = env.BENCH_OPEN_RATE ? Number(env.BENCH_OPEN_RATE) : defaultOpenRate(capacity);
   const sides = (['service', 'floor', 'previous'] as const).filter((side) => targets[side]);
   const targetOf = (side: Side) => ({
     url: targets[side]!.url,
@@ -61,7 +74,10 @@ export async function openLoopRounds(options: {
     kind: REST_PATCH.kind,
     users: usersOf(side),
   });
-  log(`open loop: ${rate} req/s (the floor's capacity ${capacity.toFixed(0)} req/s)`);
+  log(
+    `open loop: ${rate} req/s (closed-loop capacity: service ${capacity.service.toFixed(0)}, ` +
+      `floor ${capacity.floor.toFixed(0)} req/s)`,
+  );
   // Warm each side at the rate (the floor fills its subject map on first sight).
   for (const side of sides) {
     await fixedCount(targetOf(side), Math.min(2000, rate * settings.warmup), 10);
@@ -93,8 +109,14 @@ export async function openLoopRounds(options: {
   return { capacity, samples };
 }
 
+export interface OpenLoopRun {
+  /** Closed-loop REST PATCH req/s of the service and of the floor in this run. */
+  capacity: { service: number; floor: number };
+  samples: OpenLoopSample[];
+}
+
 /** The open loop's table and its target (service p99 ≤ 1.5 × the floor's), as lines and checks. */
-export function openLoopReport(run: { capacity: number; samples: OpenLoopSample[] } | undefined): {
+export function openLoopReport(run: OpenLoopRun | undefined): {
   lines: string[];
   checks: [pass: boolean, text: string][];
 } {
@@ -116,8 +138,9 @@ export function openLoopReport(run: { capacity: number; samples: OpenLoopSample[
   const rate = run.samples[0]!.rate;
   const lines = [
     '',
-    `Open loop: REST PATCH started at ${rate} req/s (half the floor's closed-loop capacity of ` +
-      `${run.capacity.toFixed(0)} req/s unless BENCH_OPEN_RATE), latency from each request's due time; medians of rounds:`,
+    `Open loop: REST PATCH started at ${rate} req/s (${env.BENCH_OPEN_RATE ? 'BENCH_OPEN_RATE' : `${OPEN_RATE_SHARE * 100} % of the service's closed-loop capacity`}; ` +
+      `closed-loop capacity: service ${run.capacity.service.toFixed(0)}, floor ${run.capacity.floor.toFixed(0)} req/s), ` +
+      `latency from each request's due time; medians of rounds:`,
     '',
     '| side | p50 ms | p99 ms | p99.9 ms | max ms | errors | server CPU ms/req | generator behind by, at most, ms |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

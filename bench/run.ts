@@ -18,7 +18,7 @@
  * own pool of users and its own database, which that build migrates: a
  * before/after from one run; with BENCH_CPU_PROF=1 both builds write a
  * profile, service.cpuprofile and previous.cpuprofile), BENCH_OPEN_LOOP=1
- * (then REST PATCH open-loop at half the floor's capacity, or BENCH_OPEN_RATE
+ * (then REST PATCH open-loop at 40 % of the service's capacity, or BENCH_OPEN_RATE
  * req/s, against the service, the floor and the previous build:
  * bench/open-loop.ts).
  *

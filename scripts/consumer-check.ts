@@ -14,23 +14,29 @@ import { listProcedures } from '../src/trpc/procedures.js';
  * 1. Builds the client (`npm run build -w client`: the router's declarations
  *    and the client factory) and packs it (`npm pack -w client`).
  * 2. Copies test/consumer/ to a temporary directory, installs its own
- *    dependencies (`npm ci`: `@trpc/server`, the client's peer, and
- *    `typescript`) and then the tarball, which brings `@trpc/client` and
- *    `eventsource` and nothing of the service's dependencies: any type that
- *    leaked from express, kysely or zod would turn into `any`.
- * 3. Type-checks the fixture with its own strict tsconfig
- *    (`exactOptionalPropertyTypes`, bundler resolution, `skipLibCheck`) and
+ *    dependencies (`npm ci`: only `typescript`) and then the tarball, which
+ *    brings `@trpc/client`, `eventsource` and its peer `@trpc/server` and
+ *    nothing of the service's dependencies.
+ * 3. Checks that the package's declarations import only the packages it
+ *    declares (dependencies and peerDependencies), then type-checks the
+ *    fixture with its own strict tsconfig (`exactOptionalPropertyTypes`,
+ *    bundler resolution, `skipLibCheck: false`, so a declaration importing
+ *    kysely or express fails with TS2307 instead of turning into `any`) and
  *    checks it calls every procedure of `appRouter`.
  * 4. Starts the service (embedded database, development identity provider),
  *    mints a development token and runs the fixture's live.ts with Node: a
  *    query, a mutation and a subscription receiving the mutation's events.
- * 5. Replaces the router declarations with `type AppRouter = any` and
+ * 5. Plants a server import (`kysely`) in the router declarations and
+ *    expects the type check to fail with TS2307: the check catches a leak.
+ * 6. Replaces the router declarations with `type AppRouter = any` and
  *    expects the type check to fail: the fixture's `@ts-expect-error`s are
  *    what catches it.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURE = join(ROOT, 'test/consumer');
 const PACKAGE = 'user-profile-service-client';
+/** The router's declarations in the package (client/rollup.config.mjs writes them). */
+const ROUTER_DECLARATIONS = 'dist/app-router.d.ts';
 
 function run(command: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv): string {
   return execFileSync(command, args, {
@@ -51,6 +57,34 @@ function typecheck(consumer: string): { ok: boolean; output: string } {
     const failure = error as { stdout?: string; stderr?: string };
     return { ok: false, output: `${failure.stdout ?? ''}${failure.stderr ?? ''}` };
   }
+}
+
+/**
+ * Every package a declaration file of the installed client imports that the
+ * client does not declare (dependencies, peerDependencies): a server type
+ * that leaked into the package. `#app-router` is the package's own.
+ */
+async function undeclaredImports(installed: string, files: string[]): Promise<string[]> {
+  const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+  };
+  const declared = new Set([
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...Object.keys(manifest.peerDependencies ?? {}),
+  ]);
+  const found: string[] = [];
+  for (const file of files.filter((path) => path.endsWith('.d.ts'))) {
+    const text = await readFile(join(installed, file), 'utf8');
+    for (const [, specifier] of text.matchAll(/(?:from|import\()\s*['"]([^'"]+)['"]/g)) {
+      if (!specifier || specifier.startsWith('.') || specifier === '#app-router') continue;
+      const name = specifier.startsWith('@')
+        ? specifier.split('/').slice(0, 2).join('/')
+        : specifier.split('/')[0]!;
+      if (!declared.has(name)) found.push(`${file}: ${specifier}`);
+    }
+  }
+  return found;
 }
 
 /** The service on the embedded database in `dataDir`, on an ephemeral port. */
@@ -121,7 +155,7 @@ async function main(): Promise<void> {
     if (!packed) throw new Error('npm pack wrote nothing');
     console.log(`${packed.filename}: ${packed.files.length} files`);
 
-    console.log('== consumer install (its own @trpc/server and typescript, then the tarball)');
+    console.log('== consumer install (its own typescript, then the tarball)');
     const consumer = join(work, 'consumer');
     await cp(FIXTURE, consumer, {
       recursive: true,
@@ -132,7 +166,18 @@ async function main(): Promise<void> {
     run('npm', ['install', '--no-save', ...quiet, join(work, packed.filename)], consumer);
     const installed = join(consumer, 'node_modules', PACKAGE);
 
-    console.log('== consumer typecheck');
+    console.log('== declarations import only what the package declares');
+    const undeclared = await undeclaredImports(
+      installed,
+      packed.files.map(({ path }) => path),
+    );
+    if (undeclared.length > 0) {
+      throw new Error(
+        `the client's declarations import undeclared packages:\n${undeclared.join('\n')}`,
+      );
+    }
+
+    console.log('== consumer typecheck (strict, skipLibCheck false)');
     const result = typecheck(consumer);
     if (!result.ok) throw new Error(`the consumer fixture does not type-check:\n${result.output}`);
 
@@ -172,11 +217,27 @@ async function main(): Promise<void> {
     await stopService(service);
     service = undefined;
 
-    console.log('== AppRouter degraded to any must fail');
+    console.log('== a server import leaked into the declarations must fail');
+    const declarations = join(installed, ROUTER_DECLARATIONS);
+    const original = await readFile(declarations, 'utf8');
     await writeFile(
-      join(installed, 'dist/server/routers/index.d.ts'),
-      'export type AppRouter = any;\n',
+      declarations,
+      `import type { Kysely } from 'kysely';\nexport type Leaked = Kysely<object>;\n${original}`,
     );
+    const leaked = typecheck(consumer);
+    if (leaked.ok)
+      throw new Error('the fixture type-checks with a kysely import in the declarations');
+    if (!leaked.output.includes("error TS2307: Cannot find module 'kysely'")) {
+      throw new Error(`expected TS2307 for kysely, got:\n${leaked.output}`);
+    }
+    const leakedUndeclared = await undeclaredImports(installed, [ROUTER_DECLARATIONS]);
+    if (!leakedUndeclared.some((entry) => entry.endsWith(': kysely'))) {
+      throw new Error('the declaration scan did not report the planted kysely import');
+    }
+    console.log('a kysely import in the declarations fails with TS2307, as expected');
+
+    console.log('== AppRouter degraded to any must fail');
+    await writeFile(declarations, 'export type AppRouter = any;\nexport type Issue = any;\n');
     const degraded = typecheck(consumer);
     if (degraded.ok) throw new Error('the fixture type-checks against AppRouter = any');
     if (!degraded.output.includes("Unused '@ts-expect-error' directive")) {

@@ -1,3 +1,7 @@
+// tRPC's declarations use Disposable and AsyncDisposable (ES2026's explicit
+// resource management) without naming the lib; this brings it to a consumer
+// whose \`lib\` stops earlier, so the package type-checks without skipLibCheck.
+/// <reference lib="esnext.disposable" preserve="true" />
 /**
  * The User Profile Service's client: `createClient` gives a typed tRPC client
  * for every procedure, live subscriptions included, and the package ships the
@@ -15,9 +19,10 @@ import {
 } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { EventSource as FetchEventSource } from 'eventsource';
-import type { AppRouter } from '#app-router';
+import type { AppRouter, Issue } from '#app-router';
 
-export type { AppRouter };
+/** `Issue`: one problem of a VALIDATION_FAILED error (`error.data?.issues`). */
+export type { AppRouter, Issue };
 /** Every procedure's input, by name: `RouterInputs['updateUser']`. */
 export type RouterInputs = inferRouterInputs<AppRouter>;
 /** Every procedure's output, by name: `RouterOutputs['me']`. */

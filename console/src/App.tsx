@@ -7,6 +7,7 @@ import { FanPage } from './pages/Fan.js';
 import { GamePage } from './pages/Game.js';
 import { AuditPage } from './pages/Audit.js';
 import { OverviewPage } from './pages/Overview.js';
+import { WebhooksPage } from './pages/Webhooks.js';
 
 interface Props {
   settings: Settings;
@@ -30,6 +31,7 @@ const PAGES = [
   { path: 'fans', title: 'Fans' },
   { path: 'game', title: 'Game' },
   { path: 'audit', title: 'Audit' },
+  { path: 'webhooks', title: 'Webhooks' },
 ] as const;
 
 export function App({ settings, initialSession }: Props) {
@@ -108,6 +110,8 @@ export function App({ settings, initialSession }: Props) {
           <GamePage />
         ) : page === 'audit' ? (
           <AuditPage />
+        ) : page === 'webhooks' ? (
+          <WebhooksPage />
         ) : rest[0] ? (
           <FanPage userId={rest[0]} />
         ) : (

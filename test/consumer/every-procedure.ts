@@ -331,6 +331,16 @@ export async function adminFanEvents() {
   return data.entries;
 }
 
+export async function adminOverview() {
+  const { data } = await api.adminOverview.query({ window: 'day' });
+  assertType<Equal<typeof data.window, 'hour' | 'day'>>();
+  assertType<Equal<(typeof data.events)[number]['counts'], number[]>>();
+  assertType<Equal<typeof data.webhooks.gaveUp, number>>();
+  // @ts-expect-error the window is an hour or a day
+  await api.adminOverview.query({ window: 'week' });
+  return data.points;
+}
+
 export async function adminWebhookDeliveries() {
   const { data } = await api.adminWebhookDeliveries.query({
     id: '3f6c2a9e-8b1d-4c57-9e2a-7d4b1f0c6a35',

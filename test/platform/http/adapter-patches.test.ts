@@ -1,6 +1,7 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { initTRPC } from '@trpc/server';
+import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import { createOpenApiNodeHttpHandler, type OpenApiMeta } from 'trpc-to-openapi';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -14,6 +15,9 @@ import { useTestApp } from '../../helpers/test-app.js';
  * - patches/@trpc+server+*.patch: tRPC's node-http adapter sends an answer that
  *   is whole (anything but a stream) in one write with its length, not chunk
  *   by chunk through a WritableStream (docs/upstream/trpc-server-response.md).
+ * - the same patch: a JSON body a middleware has already read as text (the
+ *   app's trpcBodyGuard) reaches tRPC as that text, not wrapped into the
+ *   Fetch Request's body stream and read back (docs/upstream/trpc-server-body.md).
  * - patches/trpc-to-openapi+*.patch: the REST face makes its abort signal alone
  *   instead of converting every request into a Fetch Request and keeping its
  *   `.signal` (docs/upstream/trpc-to-openapi-signal.md).
@@ -66,6 +70,108 @@ describe('tRPC answers', () => {
       expect(() => JSON.parse(body.toString('utf8'))).not.toThrow();
     }
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 400]);
+  });
+});
+
+/** Counts calls of the Fetch `Request.prototype.text` (the body stream read back) while `run` runs. */
+async function countBodyReads(run: () => Promise<void>): Promise<number> {
+  const original = Object.getOwnPropertyDescriptor(Request.prototype, 'text')!;
+  let reads = 0;
+  Object.defineProperty(Request.prototype, 'text', {
+    ...original,
+    value(this: Request) {
+      reads += 1;
+      return (original.value as (this: Request) => Promise<string>).call(this);
+    },
+  });
+  try {
+    await run();
+  } finally {
+    Object.defineProperty(Request.prototype, 'text', original);
+  }
+  return reads;
+}
+
+describe('tRPC request bodies', () => {
+  it('a body the app has read reaches the procedure without a body stream read back', async () => {
+    const token = await app.token();
+    const client = app.trpc(token);
+    await client.updateUser.mutate({ location: 'Faro' });
+    const reads = await countBodyReads(async () => {
+      const user = await client.updateUser.mutate({ location: 'Lagos' });
+      expect(user.data.location).toBe('Lagos');
+    });
+    expect(reads).toBe(0);
+    expect((await client.me.query()).data.location).toBe('Lagos');
+  });
+
+  describe('a body no middleware has read is read from the request, as before', () => {
+    const t = initTRPC.create();
+    const testRouter = t.router({
+      echo: t.procedure.input(z.object({ word: z.string() })).mutation(({ input }) => input),
+    });
+    let server: Server;
+    let port: number;
+    beforeAll(async () => {
+      server = createServer((req, res) => {
+        // `text/plain` read as text stays a body stream: only JSON takes the shortcut.
+        const readFirst = req.headers['x-read-first'] === '1';
+        const handle = () =>
+          void nodeHTTPRequestHandler({ router: testRouter, req, res, path: 'echo' });
+        if (!readFirst) return handle();
+        let text = '';
+        req.setEncoding('utf8');
+        req.on('data', (chunk: string) => (text += chunk));
+        req.on('end', () => {
+          Object.assign(req, { body: text });
+          handle();
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      port = (server.address() as AddressInfo).port;
+    });
+    afterAll(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+
+    const post = (headers: Record<string, string>, body: string) =>
+      fetch(`http://127.0.0.1:${port}/echo`, { method: 'POST', headers, body });
+
+    it('from the stream when no middleware read it', async () => {
+      let answer!: Response;
+      const reads = await countBodyReads(async () => {
+        answer = await post({ 'content-type': 'application/json' }, '{"word":"stream"}');
+      });
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toEqual({ result: { data: { word: 'stream' } } });
+      expect(reads).toBe(1);
+    });
+
+    it("as read, with the JSON media type's parameters, in any letter case", async () => {
+      let answer!: Response;
+      const reads = await countBodyReads(async () => {
+        answer = await post(
+          { 'content-type': 'Application/JSON; charset=utf-8', 'x-read-first': '1' },
+          '{"word":"read"}',
+        );
+      });
+      expect(await answer.json()).toEqual({ result: { data: { word: 'read' } } });
+      expect(reads).toBe(0);
+    });
+
+    it('bad JSON is refused alike, read by a middleware or not', async () => {
+      const refusals = [];
+      for (const readFirst of ['0', '1']) {
+        const answer = await post(
+          { 'content-type': 'application/json', 'x-read-first': readFirst },
+          '{',
+        );
+        refusals.push({ status: answer.status, body: (await answer.json()) as unknown });
+      }
+      expect(refusals[0]!.status).toBe(400);
+      expect(refusals[1]).toEqual(refusals[0]);
+    });
   });
 });
 
