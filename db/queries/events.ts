@@ -27,38 +27,103 @@ export interface OutboxEvent {
 }
 
 /**
- * What a notification on LIVE_CHANNEL carries (JSON): a write's events (or
- * their id range), or the id of an account that was deleted.
+ * What a notification on LIVE_CHANNEL carries (JSON): a write statement's
+ * events, by fan (`w`), or, when they do not fit, each fan's id range
+ * (`r`); one fan's events or id range (what a single write sent before
+ * statements wrote many fans, still read); or the id of an account that was
+ * deleted.
  */
 export type OutboxNotification =
-  | {
-      u: string;
-      e: { id: string; type: string; payload: unknown; at: string }[];
-    }
+  | { w: { u: string; e: NotifiedEvent[] }[] }
+  | { r: [userId: string, from: string, to: string][] }
+  | { u: string; e: NotifiedEvent[] }
   | { u: string; from: string; to: string }
   | { deleted: string };
 
+interface NotifiedEvent {
+  id: string;
+  type: string;
+  payload: unknown;
+  at: string;
+}
+
 /**
- * The NOTIFY of one write's events: a SELECT over `source`, a CTE (or table)
- * of inserted live_events rows of one user. One notification per write,
- * none when `source` is empty. Reference it from the statement's final
- * SELECT: a plain SELECT CTE that nothing reads is never run.
+ * The NOTIFY of one statement's events: a SELECT over `source`, a CTE (or
+ * table) of inserted live_events rows of any number of fans. One
+ * notification per statement, none when `source` is empty: the events in
+ * full when they fit, else each fan's id range (a statement writes at most
+ * MAX_FANS_PER_STATEMENT fans, whose ranges always fit). Reference it from
+ * the statement's final SELECT: a plain SELECT CTE that nothing reads is
+ * never run.
  */
 export function notificationOf(source: string): RawBuilder<unknown> {
   const rows = sql.id(source);
   return sql`SELECT pg_notify(${LIVE_CHANNEL},
       CASE WHEN octet_length(m.whole) <= ${NOTIFY_FULL_LIMIT} THEN m.whole ELSE m.ids END)
     FROM (
-      SELECT json_build_object(
-          'u', min(r.user_id::text),
-          'e', json_agg(json_build_object(
-            'id', r.id::text, 'type', r.type, 'payload', r.payload, 'at', r.created_at) ORDER BY r.id)
+      SELECT json_build_object('w', json_agg(json_build_object('u', x.u, 'e', x.e) ORDER BY x.first)
         )::text AS whole,
-        json_build_object(
-          'u', min(r.user_id::text), 'from', min(r.id)::text, 'to', max(r.id)::text)::text AS ids
-      FROM ${rows} r
+        json_build_object('r', json_agg(json_build_array(x.u, x.first::text, x.last::text)
+          ORDER BY x.first))::text AS ids
+      FROM (
+        SELECT r.user_id::text AS u, min(r.id) AS first, max(r.id) AS last,
+          json_agg(json_build_object(
+            'id', r.id::text, 'type', r.type, 'payload', r.payload, 'at', r.created_at)
+            ORDER BY r.id) AS e
+        FROM ${rows} r GROUP BY r.user_id
+      ) x
       HAVING count(*) > 0
     ) m`;
+}
+
+/** The most fans one write statement takes: their id ranges fit in one notification. */
+export const MAX_FANS_PER_STATEMENT = 100;
+
+/**
+ * The events a notification announces, by fan: in full from the message,
+ * or read from the outbox (one query) for the fans `wanted` says this
+ * instance has listeners for (the others get an empty list).
+ */
+export async function notifiedEvents(
+  db: Kysely<Database>,
+  message: Exclude<OutboxNotification, { deleted: string }>,
+  wanted: (userId: string) => boolean,
+): Promise<Map<string, OutboxEvent[]>> {
+  const out = new Map<string, OutboxEvent[]>();
+  const full = (u: string, e: NotifiedEvent[]) =>
+    out.set(
+      u,
+      e.map((event) => ({
+        id: event.id,
+        userId: u,
+        type: event.type,
+        payload: event.payload,
+        createdAt: new Date(event.at),
+      })),
+    );
+  if ('w' in message) for (const { u, e } of message.w) full(u, e);
+  else if ('e' in message) full(message.u, message.e);
+  else {
+    const ranges = 'r' in message ? message.r : [[message.u, message.from, message.to] as const];
+    const read = ranges.filter(([u]) => wanted(u));
+    for (const [u] of ranges) out.set(u, []);
+    if (read.length > 0) {
+      const events = await db
+        .selectFrom('liveEvents')
+        .select(outboxColumns)
+        .where((eb) =>
+          eb.or(
+            read.map(([u, from, to]) =>
+              eb.and([eb('userId', '=', u), eb('id', '>=', from), eb('id', '<=', to)]),
+            ),
+          ),
+        )
+        .orderBy('id')
+        .execute();
+      for (const event of events) out.get(event.userId!)?.push(event);
+    }
+  }
+  return out;
 }
 
 /**
@@ -109,23 +174,6 @@ export function eventsAfter(
     .where('id', '>', afterId)
     .orderBy('id')
     .limit(limit)
-    .execute();
-}
-
-/** The user's events with ids from `from` to `to` (inclusive), oldest first. */
-export function eventsBetween(
-  db: Kysely<Database>,
-  userId: string,
-  from: string,
-  to: string,
-): Promise<OutboxEvent[]> {
-  return db
-    .selectFrom('liveEvents')
-    .select(outboxColumns)
-    .where('userId', '=', userId)
-    .where('id', '>=', from)
-    .where('id', '<=', to)
-    .orderBy('id')
     .execute();
 }
 

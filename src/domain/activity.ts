@@ -14,7 +14,7 @@ import {
 /**
  * Points from activity (docs/ACTIVITY.md): what one fan's events record,
  * earn and complete, planned from the fan's state with plain functions. The
- * caller stores the plan in one guarded write per fan, so a cap or a balance
+ * caller stores the plan guarded by the fan's version, so a cap or a balance
  * read here is exact when the write lands.
  */
 

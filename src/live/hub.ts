@@ -1,7 +1,7 @@
 import type { DatabaseHandle } from '../../db/database.js';
 import {
-  eventsBetween,
   LIVE_CHANNEL,
+  notifiedEvents,
   type OutboxEvent,
   type OutboxNotification,
 } from '../../db/queries/events.js';
@@ -242,35 +242,26 @@ export class LiveHub {
   }
 
   async #dispatch(payload: string): Promise<void> {
-    let events: OutboxEvent[];
-    let userId: string;
+    let byUser: Map<string, OutboxEvent[]>;
     try {
       const message = JSON.parse(payload) as OutboxNotification;
       if ('deleted' in message) {
         this.#accountDeleted(message.deleted);
         return;
       }
-      userId = message.u;
-      events =
-        'e' in message
-          ? message.e.map((e) => ({
-              id: e.id,
-              userId: message.u,
-              type: e.type,
-              payload: e.payload,
-              createdAt: new Date(e.at),
-            }))
-          : this.#byUser.has(message.u)
-            ? await eventsBetween(this.database.db, message.u, message.from, message.to)
-            : [];
+      byUser = await notifiedEvents(this.database.db, message, (userId) =>
+        this.#byUser.has(userId),
+      );
     } catch (err) {
       this.logger.error({ err }, 'live: a notification could not be handled');
       return;
     }
-    for (const inbox of this.#byUser.get(userId) ?? []) {
-      if (inbox.kind === 'user') for (const event of events) inbox.push(event);
+    for (const [userId, events] of byUser) {
+      for (const inbox of this.#byUser.get(userId) ?? []) {
+        if (inbox.kind === 'user') for (const event of events) inbox.push(event);
+      }
+      for (const listener of this.#eventListeners) listener(userId, events);
     }
-    for (const listener of this.#eventListeners) listener(userId, events);
   }
 
   /**

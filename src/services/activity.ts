@@ -53,7 +53,8 @@ import { writeFans, type FanWrite } from './fan-writes.js';
 /**
  * Points from activity (docs/ACTIVITY.md): a batch of events from another
  * service, each recorded at most once per (client, id), planned per fan
- * from the fan's state and stored in one guarded write per fan.
+ * from the fan's state, and stored for all the batch's fans in one
+ * statement, each fan's part guarded by its version (src/services/fan-writes.ts).
  */
 
 /** What the events path needs besides the write path's collaborators. */

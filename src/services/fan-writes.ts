@@ -2,9 +2,10 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { CompiledStatements } from '../../db/statements.js';
 import { isDatabaseUnavailable } from '../../db/queries/errors.js';
+import { MAX_FANS_PER_STATEMENT } from '../../db/queries/events.js';
 import {
-  applyUserWrite,
-  readUserState,
+  applyUserWrites,
+  readUserStates,
   stateAfterWrite,
   type StateScope,
   type UserState,
@@ -20,16 +21,15 @@ import { scopeKey, type UserStateCache } from './state-cache.js';
  * set of fans (docs/decisions/0050-write-engine.md). Every write of a fan's
  * state goes through `writeFans`: a profile PATCH or onboarding (one fan),
  * a batch of events (its fans), a reversal, an adjustment, a ban. Each round
- * reads the state of every fan still pending, plans each with its own
- * planner (plain functions of src/domain), and applies each plan in its
- * guarded statement (db/queries/user-write/; today still one read and one
- * statement per fan, a few fans at a time: issue 37's set-based statement,
- * one for all of a round's fans, is the next step); the fans whose
- * version moved meanwhile are planned again from what they found, and only
- * they, in the next round, after a random back-off that doubles with each
- * lost race, at most WRITE_ATTEMPTS times; then that fan's answer is 503
- * with Retry-After. The random wait spreads writers that collided instead of
- * letting them collide again.
+ * reads the state of every fan still pending in one statement, plans each
+ * with its own planner (plain functions of src/domain), and applies all the
+ * plans in one guarded statement (db/queries/user-write/: one commit; up to
+ * MAX_FANS_PER_STATEMENT fans each); the fans whose version moved meanwhile
+ * are planned again from what they found, and only they, in the next round,
+ * after a random back-off that doubles with each lost race, at most
+ * WRITE_ATTEMPTS times; then that fan's answer is 503 with Retry-After. The
+ * random wait spreads writers that collided instead of letting them collide
+ * again.
  */
 export const WRITE_ATTEMPTS = 8;
 
@@ -143,24 +143,38 @@ export async function writeFans<T>(
       if (cached) p.source = { state: cached, confirmed: false };
       else unread.push(p);
     }
-    if (unread.length > 0) {
-      const states = await eachLimited(unread, (p) =>
-        readUserState(deps.db, deps.statements, p.fan.userId, p.fan.scope),
-      );
-      unread.forEach((p, i) => {
-        const state = states[i]!;
-        if (!state.ok) settled[p.index] = state;
-        else if (state.value) p.source = { state: state.value, confirmed: true };
+    for (const chunk of chunks(unread)) {
+      let states: Map<string, UserState>;
+      try {
+        states = await readUserStates(
+          deps.db,
+          deps.statements,
+          chunk.map((p) => ({ userId: p.fan.userId, scope: p.fan.scope })),
+        );
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) throw error;
+        for (const p of chunk) settled[p.index] = { ok: false, error };
+        continue;
+      }
+      for (const p of chunk) {
+        const state = states.get(p.fan.userId);
+        if (state) p.source = { state, confirmed: true };
         else settle(p, () => p.fan.gone());
-      });
+      }
     }
 
     // 2. The plans.
     const again: Pending<T>[] = [];
     const planned: { p: Pending<T>; step: Extract<FanStep<T>, { write: unknown }> }[] = [];
+    const planning = new Set<string>();
     for (const p of pending) {
       const source = p.source;
       if (!source) continue;
+      // One plan per fan and statement: a fan named twice is written in turn.
+      if (planning.has(p.fan.userId)) {
+        again.push(p);
+        continue;
+      }
       let step: FanStep<T>;
       try {
         step = await p.fan.plan(source.state);
@@ -181,6 +195,7 @@ export async function writeFans<T>(
       }
       // Planned on a cached state: if that is stale, the write returns the stored one.
       if (!source.confirmed) step.write.returnStateOn = p.fan.scope;
+      planning.add(p.fan.userId);
       planned.push({ p, step });
     }
     function reread(p: Pending<T>) {
@@ -189,10 +204,17 @@ export async function writeFans<T>(
       again.push(p);
     }
 
-    // 3. Each plan's guarded statement.
-    const results = await eachLimited(planned, ({ step }) =>
-      applyUserWrite(deps.db, deps.statements, step.write),
-    );
+    // 3. The plans' guarded statement.
+    const results: Settled<UserWriteResult>[] = [];
+    for (const chunk of chunks(planned)) {
+      results.push(
+        ...(await applyUserWrites(
+          deps.db,
+          deps.statements,
+          chunk.map(({ step }) => step.write),
+        )),
+      );
+    }
     let maxLost = 0;
     results.forEach((applied, i) => {
       const { p, step } = planned[i]!;
@@ -272,30 +294,11 @@ export async function writeFan<T>(
   return valueOf(answer!);
 }
 
-/** How many reads or writes of one call run at the same time. */
-const CONCURRENCY = 4;
-
-/**
- * `task` over `items`, at most CONCURRENCY at a time, each settled on its
- * own; an unreachable database rejects the whole call.
- */
-async function eachLimited<I, R>(
-  items: readonly I[],
-  task: (item: I) => Promise<R>,
-): Promise<Settled<R>[]> {
-  const out: Settled<R>[] = new Array<Settled<R>>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      try {
-        out[index] = { ok: true, value: await task(items[index]!) };
-      } catch (error) {
-        if (isDatabaseUnavailable(error)) throw error;
-        out[index] = { ok: false, error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+/** `items` in statements' worth: at most MAX_FANS_PER_STATEMENT fans each. */
+function chunks<I>(items: readonly I[]): I[][] {
+  const out: I[][] = [];
+  for (let at = 0; at < items.length; at += MAX_FANS_PER_STATEMENT) {
+    out.push(items.slice(at, at + MAX_FANS_PER_STATEMENT));
+  }
   return out;
 }

@@ -1,8 +1,8 @@
 /**
- * Runs a plan's statement (statement.ts) and says what happened: written,
- * or not written and why. Autocommit, no transaction: the statement is
- * atomic, and two writes of one user that run at the same time queue on the
- * guard's row lock for the length of one statement.
+ * Runs the statement of a set of plans (statement.ts) and says what happened
+ * to each: written, or not written and why. Autocommit, no transaction: the
+ * statement is atomic, and two writes of one user that run at the same time
+ * queue on the guard's row lock for the length of one statement.
  *
  * Why this keeps the rules: the plan was computed from the state at
  * `expectedVersion` and is applied only if the state is still at it, so no
@@ -24,7 +24,7 @@ import {
   type UserRow,
 } from '../../schema.js';
 import type { CompiledStatements } from '../../statements.js';
-import { isDeadlockOrSerialization, isUniqueViolation } from '../errors.js';
+import { isDatabaseUnavailable, isDeadlockOrSerialization, isUniqueViolation } from '../errors.js';
 import type { UserWritePlan } from './plan.js';
 import {
   ledgerFromJson,
@@ -74,39 +74,68 @@ export type UserWriteResult =
    */
   | { outcome: 'event_taken' };
 
-/** Applies `plan` in one statement if the user is still at `plan.expectedVersion`. */
-export async function applyUserWrite(
+/** One plan's outcome, or the error its write ended with (nothing of it written). */
+export type Applied = { ok: true; value: UserWriteResult } | { ok: false; error: unknown };
+
+/**
+ * Applies `plans` (of distinct fans, at most MAX_FANS_PER_STATEMENT) in one
+ * statement: each fan still at its `expectedVersion` is written, the others
+ * are not. When the statement fails as a whole (a handle or an event id
+ * another fan took meanwhile, a value out of range, a deadlock), nothing of
+ * it was written and no error names its fan: each half is applied again
+ * on its own, down to the one fan whose write fails, so one fan's error is
+ * that fan's answer alone. A deadlock or serialization failure makes every
+ * fan of it `stale` (read again); an unreachable database rejects the call.
+ */
+export async function applyUserWrites(
   db: Kysely<Database>,
   statements: CompiledStatements,
-  plan: UserWritePlan,
-): Promise<UserWriteResult> {
-  let row: WriteRow | undefined;
+  plans: readonly UserWritePlan[],
+): Promise<Applied[]> {
+  if (plans.length === 0) return [];
+  let rows: WriteRow[];
   try {
-    ({
-      rows: [row],
-    } = await db.executeQuery<WriteRow>(writeQuery(statements, plan)));
+    ({ rows } = await db.executeQuery<WriteRow>(writeQuery(statements, plans)));
   } catch (error) {
-    if (
-      isUniqueViolation(error, 'profiles_handle_lower_key') ||
-      isUniqueViolation(error, 'handle_claims_pkey')
-    ) {
-      return { outcome: 'handle_taken' };
+    if (isDatabaseUnavailable(error)) throw error;
+    // Two writers that lock shared rows in different orders: each fan is told to retry.
+    if (isDeadlockOrSerialization(error)) {
+      return plans.map(() => ({ ok: true, value: { outcome: 'stale', current: undefined } }));
     }
-    if (isUniqueViolation(error, 'activity_events_client_event_key')) {
-      return { outcome: 'event_taken' };
-    }
-    // Two writers that lock shared rows in different orders: one is told to retry.
-    if (isDeadlockOrSerialization(error)) return { outcome: 'stale', current: undefined };
-    throw error;
+    if (plans.length === 1) return [failed(error)];
+    const half = Math.ceil(plans.length / 2);
+    return [
+      ...(await applyUserWrites(db, statements, plans.slice(0, half))),
+      ...(await applyUserWrites(db, statements, plans.slice(half))),
+    ];
   }
-  if (!row) throw new Error('the write statement returned no row');
+  if (rows.length !== plans.length) throw new Error('the write statement returned a row per fan');
+  return rows.map((row, index) => ({ ok: true, value: resultOf(plans[index]!, row) }));
+}
+
+/** A single fan's write that failed: what the error says of it. */
+function failed(error: unknown): Applied {
+  if (
+    isUniqueViolation(error, 'profiles_handle_lower_key') ||
+    isUniqueViolation(error, 'handle_claims_pkey')
+  ) {
+    return { ok: true, value: { outcome: 'handle_taken' } };
+  }
+  if (isUniqueViolation(error, 'activity_events_client_event_key')) {
+    return { ok: true, value: { outcome: 'event_taken' } };
+  }
+  return { ok: false, error };
+}
+
+function resultOf(plan: UserWritePlan, row: WriteRow): UserWriteResult {
   const {
+    writeOrd: _writeOrd,
     writtenAt,
     writtenProfile,
-    writtenEntries = [],
-    writtenQuests = [],
-    newLedger = [],
-    olderLedger = [],
+    writtenEntries,
+    writtenQuests,
+    newLedger,
+    olderLedger,
     rank,
     notified: _notified,
     currentState,
@@ -114,7 +143,9 @@ export async function applyUserWrite(
   } = row;
   // The guard matched no row: the version moved, or the user is gone.
   if (user.id === null) {
-    if (currentState === undefined) return { outcome: 'stale', current: undefined };
+    if (!plan.returnStateOn || currentState === undefined) {
+      return { outcome: 'stale', current: undefined };
+    }
     return currentState === null
       ? { outcome: 'gone' }
       : { outcome: 'stale', current: stateFromRow(currentState) };
@@ -124,10 +155,12 @@ export async function applyUserWrite(
     user,
     profile: writtenProfile ? profileFromJson(writtenProfile) : undefined,
     writtenAt,
-    history: [...newLedger, ...olderLedger].slice(0, plan.historyLimit).map(ledgerFromJson),
+    history: [...(newLedger ?? []), ...(olderLedger ?? [])]
+      .slice(0, plan.historyLimit)
+      .map(ledgerFromJson),
     rank: rank == null ? undefined : Number(rank),
-    entries: new Map(writtenEntries.map(({ board, ...entry }) => [board, entry])),
-    quests: writtenQuests.map(questFromJson),
+    entries: new Map((writtenEntries ?? []).map(({ board, ...entry }) => [board, entry])),
+    quests: (writtenQuests ?? []).map(questFromJson),
   };
 }
 

@@ -13,7 +13,7 @@
  *    (statement.ts) and says what happened: written, stale (the version
  *    moved: plan again), gone, or handle_taken.
  */
-export { applyUserWrite, stateAfterWrite, type UserWriteResult } from './apply.js';
+export { applyUserWrites, stateAfterWrite, type Applied, type UserWriteResult } from './apply.js';
 export {
   unchangedPlan,
   type ActivityWrite,
@@ -25,6 +25,7 @@ export {
 } from './plan.js';
 export {
   readUserState,
+  readUserStates,
   type BoardEntry,
   type RecordedEventRow,
   type StateScope,

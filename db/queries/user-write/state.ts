@@ -209,6 +209,34 @@ export async function readUserState(
   return row && stateFromRow(row);
 }
 
+/**
+ * The states of several users in one statement (each with its own scope),
+ * by user id; a user that does not exist has none.
+ */
+export async function readUserStates(
+  db: Kysely<Database>,
+  statements: CompiledStatements,
+  reads: readonly { userId: string; scope: StateScope }[],
+): Promise<Map<string, UserState>> {
+  if (reads.length === 1) {
+    const [{ userId, scope }] = reads as [{ userId: string; scope: StateScope }];
+    const state = await readUserState(db, statements, userId, scope);
+    return new Map(state ? [[userId, state]] : []);
+  }
+  const template = statements.template('user states', (compiler) =>
+    sql`SELECT s.* FROM jsonb_to_recordset(${new Slot((a: { reads: string }) => a.reads)}::jsonb)
+        AS state_args(user_id uuid, scope text)
+      CROSS JOIN LATERAL (${userStateQuery(
+        compiler,
+        sql.ref<string>('state_args.user_id'),
+        sql.ref<string>('state_args.scope'),
+      )}) s`.compile(compiler),
+  );
+  const args = reads.map(({ userId, scope }) => ({ user_id: userId, scope: scopeJson(scope) }));
+  const { rows } = await db.executeQuery<StateRow>(fill(template, { reads: JSON.stringify(args) }));
+  return new Map(rows.map((row) => [row.id, stateFromRow(row)]));
+}
+
 /** A bound argument of the state read, filled from each call's arguments. */
 function arg(read: (args: { userId: string; scope: string }) => string): Expression<string> {
   return sql<string>`${new Slot(read)}`;

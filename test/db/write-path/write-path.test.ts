@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  applyUserWrite,
+  applyUserWrites,
   readUserState,
   type UserWritePlan,
 } from '../../../db/queries/user-write/index.js';
@@ -50,6 +50,13 @@ async function statementsOf(request: () => Promise<{ status: number }>, status: 
   const response = await request();
   expect(response.status).toBe(status);
   return counter.count - before;
+}
+
+/** One plan through the write engine's statement (the n = 1 case), its outcome. */
+async function applyOne(plan: UserWritePlan) {
+  const [applied] = await applyUserWrites(database.db, database.statements, [plan]);
+  if (!applied!.ok) throw applied!.error;
+  return applied!.value;
 }
 
 describe('statements per request', () => {
@@ -118,12 +125,12 @@ describe('optimistic concurrency', () => {
       historyLimit: 20,
       rank: true,
     };
-    const result = await applyUserWrite(database.db, database.statements, plan);
+    const result = await applyOne(plan);
     expect(result).toEqual({ outcome: 'stale', current: undefined });
     const after = (await readUserState(database.db, database.statements, userId))!;
     // A plan made from a cached state asks for the stored state back instead.
     expect(
-      await applyUserWrite(database.db, database.statements, {
+      await applyOne({
         ...plan,
         returnStateOn: { boards: ['all'], periods: [''] },
       }),
@@ -145,7 +152,7 @@ describe('optimistic concurrency', () => {
     const token = await app.token();
     const userId: string = (await onboard(token, { name: 'Wants' })).body.data.user.id;
     const state = (await readUserState(database.db, database.statements, userId))!;
-    const result = await applyUserWrite(database.db, database.statements, {
+    const result = await applyOne({
       userId,
       expectedVersion: state.user.version,
       at: new Date(),
