@@ -33,6 +33,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
       );
     }
     project.provide('pgTemplateDatabase', await pgTemplate(serverUrl, `${runId}_template`));
+    // Tests of the embedded database itself (a production start with
+    // ALLOW_EMBEDDED_DATABASE) copy it on PostgreSQL runs too; usually cached.
+    project.provide('pgliteTemplateDir', await (template ??= pgliteTemplate()));
     return async () => {
       const leftovers = await adminQuery(
         serverUrl,

@@ -77,7 +77,12 @@ export async function startServerProcess(
     metricsPort: number | undefined;
   }>((resolve, reject) => {
     let buffered = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 60_000);
+    // A start creating its embedded database took over 60 s on a loaded
+    // 2-core machine; the tests that start processes allow 120 s.
+    const timer = setTimeout(
+      () => reject(new Error(`server did not log "listening" within 110 s: ${stderr}`)),
+      110_000,
+    );
     child.stdout!.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
       const lines = buffered.split('\n');

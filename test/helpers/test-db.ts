@@ -8,7 +8,7 @@ import { createDatabase, type DatabaseHandle, type DatabaseOptions } from '../..
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** A migrated, closed PGlite DATA_DIR built once per run (PGlite runs only). */
+    /** A migrated, closed PGlite DATA_DIR built once per run (and kept: decision 0121). */
     pgliteTemplateDir: string;
     /** A migrated database on the TEST_DATABASE_URL server that test databases copy (PostgreSQL runs only). */
     pgTemplateDatabase: string;

@@ -1,10 +1,10 @@
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../db/database.js';
 import { listenPostgres, type NotificationHandlers } from '../../../db/listener.js';
 import { dataEvents, openSse } from '../../helpers/live.js';
+import { holdsFor } from '../../helpers/waits.js';
 import { startTestApp, uniqueSubject, type TestApp } from '../../helpers/test-app.js';
 import {
   adminQuery,
@@ -131,13 +131,21 @@ describe.skipIf(skip)(
             proxy.up();
           }
           await expect.poll(() => seen.reconnects, { timeout: 15_000 }).toBe(1);
-          // A second retry loop, had a failure started one, would connect by now.
-          await sleep(LONGEST_RETRY_MS);
+          // A second retry loop, had a failure started one, would connect within it.
+          await holdsFor(
+            'one reconnect, no second retry loop',
+            LONGEST_RETRY_MS,
+            () => seen.reconnects === 1,
+          );
           expect(seen.reconnects).toBe(1);
           expect(await connections(name)).toBe(1);
           await notify('once');
           await expect.poll(() => seen.notifications).toEqual(['once']);
-          await sleep(200);
+          await holdsFor(
+            'the notification delivered once',
+            200,
+            () => seen.notifications.length === 1,
+          );
           expect(seen.notifications).toEqual(['once']);
         } finally {
           await unlisten();
@@ -158,7 +166,11 @@ describe.skipIf(skip)(
         proxy.up();
       }
       const errorsAtStop = seen.errors;
-      await sleep(LONGEST_RETRY_MS);
+      await holdsFor(
+        'no attempt after the stop',
+        LONGEST_RETRY_MS,
+        () => seen.reconnects === 0 && seen.errors === errorsAtStop,
+      );
       expect(await connections(name)).toBe(0);
       expect(seen.reconnects).toBe(0);
       expect(seen.errors).toBe(errorsAtStop);

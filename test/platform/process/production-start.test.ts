@@ -1,7 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { migrations } from '../../../db/migrations/index.js';
 import { runToEnd, startServerProcess } from '../../helpers/server-process.js';
 
@@ -58,12 +58,16 @@ describe('a production start', { timeout: 120_000 }, () => {
   });
 
   it('runs on the embedded database when allowed, and warns once about look-alike variables', async () => {
+    // The run's migrated PGlite template, so the start skips creating and
+    // migrating a database (the last test starts on a new one).
+    const dataDir = path.join(root, 'allowed');
+    await cp(inject('pgliteTemplateDir'), dataDir, { recursive: true });
     const server = await startServerProcess({
       ...production,
       ALLOW_EMBEDDED_DATABASE: 'true',
       DATABSE_URL: 'postgres://db.internal/profiles',
       WEBHOOK_SECRETS: 'whsec_x',
-      DATA_DIR: path.join(root, 'allowed'),
+      DATA_DIR: dataDir,
     });
     try {
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
