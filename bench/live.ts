@@ -121,7 +121,8 @@ async function main(): Promise<void> {
     throw new Error('build failed');
   }
   const heapLimit = heapSizeLimit(settings.heapMb);
-  const total = settings.streams ?? streamCapacity(heapLimit) * settings.instances;
+  const total =
+    settings.streams ?? streamCapacity(heapLimit, settings.transport) * settings.instances;
   // Each instance's limit: its share of the streams (stream n is on instance n mod instances).
   const perInstance = Math.ceil(total / settings.instances);
   const boardStreams = Math.min(settings.boardStreams, total);

@@ -1,10 +1,10 @@
 import type { Server } from 'node:http';
 import type { RequestHandler } from 'express';
-import { getPathRegExp, normalizePath, type OpenAPIObject } from 'trpc-to-openapi';
+import type { OpenAPIObject } from 'trpc-to-openapi';
 import { AppError } from '../app-error.js';
-import { HTTP_METHODS } from '../openapi.js';
 import type { ProcedureInfo, ProcedureKind } from '../trpc/procedures.js';
 import { writeErrorToSocket } from './client-error.js';
+import { restPathIndex, restPathOf } from './rest-paths.js';
 
 /** Where the app mounts tRPC's handler. */
 export const TRPC_MOUNT = '/trpc';
@@ -37,21 +37,12 @@ export function methodRule(
   document: Pick<OpenAPIObject, 'paths'>,
   procedures: readonly ProcedureInfo[],
 ): MethodRule {
-  const restPaths = Object.entries(document.paths ?? {}).map(([path, item]) => {
-    const documented = Object.keys(item as object)
-      .filter((method) => HTTP_METHODS.includes(method))
-      .map((method) => method.toUpperCase());
-    if (documented.includes('GET')) documented.push('HEAD');
-    return { pattern: getPathRegExp(normalizePath(path)), methods: documented };
-  });
+  const restPaths = restPathIndex(document);
   const kinds = new Map(procedures.map(({ path, kind }) => [path, kind]));
 
   const rest = (method: string, url: string) => {
-    // As the adapter reads the path.
-    const path = normalizePath(new URL(`http://localhost${url}`).pathname);
-    const allow = new Set(
-      restPaths.filter(({ pattern }) => pattern.test(path)).flatMap(({ methods }) => methods),
-    );
+    const path = restPathOf(url);
+    const allow = new Set(restPaths(path).flatMap(({ methods }) => methods));
     return allow.size === 0 || allow.has(method)
       ? undefined
       : notAllowed(method, path, [...allow].sort());

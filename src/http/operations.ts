@@ -1,7 +1,7 @@
-import { getPathRegExp, normalizePath, type OpenAPIObject } from 'trpc-to-openapi';
-import { HTTP_METHODS } from '../openapi.js';
+import type { OpenAPIObject } from 'trpc-to-openapi';
 import type { ProcedureInfo } from '../trpc/procedures.js';
 import { TRPC_MOUNT } from './methods.js';
+import { restPathIndex, restPathOf } from './rest-paths.js';
 
 /** Which face a request came through: REST (trpc-to-openapi), /trpc, or the app's own routes. */
 export type Face = 'rest' | 'trpc' | 'other';
@@ -37,18 +37,7 @@ export function operationResolver(
   document: Pick<OpenAPIObject, 'paths'>,
   procedures: readonly ProcedureInfo[],
 ): (method: string, url: string) => Operation {
-  const rest = Object.entries(document.paths ?? {}).map(([path, item]) => {
-    const byMethod = new Map<string, string>();
-    for (const [method, operation] of Object.entries(item as Record<string, unknown>)) {
-      const id = (operation as { operationId?: unknown } | undefined)?.operationId;
-      if (HTTP_METHODS.includes(method) && typeof id === 'string') {
-        byMethod.set(method.toUpperCase(), id);
-      }
-    }
-    const get = byMethod.get('GET');
-    if (get !== undefined) byMethod.set('HEAD', get);
-    return { pattern: getPathRegExp(normalizePath(path)), byMethod };
-  });
+  const rest = restPathIndex(document);
   const known = new Set(procedures.map(({ path }) => path));
   const unknown = (face: Face): Operation => ({ name: 'unknown', face });
 
@@ -72,15 +61,14 @@ export function operationResolver(
     }
     let path: string;
     try {
-      path = normalizePath(new URL(`http://localhost${url}`).pathname);
+      path = restPathOf(url);
     } catch {
       return unknown('other');
     }
     const own = OWN_ROUTES.get(path) ?? (path.startsWith('/docs/') ? 'docs' : undefined);
     if (own !== undefined) return { name: own, face: 'other' };
-    for (const { pattern, byMethod } of rest) {
-      if (!pattern.test(path)) continue;
-      const name = byMethod.get(method);
+    for (const { operations } of rest(path)) {
+      const name = operations.get(method);
       if (name !== undefined) return { name, face: 'rest' };
     }
     return unknown('rest');

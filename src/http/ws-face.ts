@@ -160,10 +160,12 @@ function refusal(
     });
   }
   const { maxStreams, maxStreamsPerIp } = hub.streamLimits;
-  if (open >= maxStreams) {
+  if (open >= maxStreams || !hub.hasRoom('ws')) {
     return new AppError(
       'UNAVAILABLE',
-      `This instance holds its limit of ${maxStreams} live connections; retry shortly`,
+      open >= maxStreams
+        ? `This instance holds its limit of ${maxStreams} live connections; retry shortly`
+        : 'This instance holds as many live streams as its heap has room for; retry shortly',
       { retryAfterSeconds: 5 },
     );
   }

@@ -9,11 +9,18 @@ import type { Unlisten } from '../../db/listener.js';
 import { AppError } from '../app-error.js';
 import type { Logger } from '../logger.js';
 import { metrics } from '../metrics.js';
+import { STREAM_HEAP_BYTES, type StreamTransport } from './capacity.js';
 import { StreamInbox, type StreamEndReason } from './inbox.js';
 
 export interface HubLimits {
-  /** Open streams per instance (LIVE_MAX_STREAMS). */
+  /** Open streams per instance (LIVE_MAX_STREAMS; unset: as many WebSocket streams as the heap holds). */
   maxStreams: number;
+  /**
+   * The heap the open streams may take together, each its transport's
+   * STREAM_HEAP_BYTES (src/live/capacity.ts); Infinity when LIVE_MAX_STREAMS
+   * is set (the operator's count is the limit).
+   */
+  heapBudget: number;
   /** Open streams per user per instance (LIVE_MAX_STREAMS_PER_USER). */
   maxStreamsPerUser: number;
   /** Open streams per client address per instance (LIVE_MAX_STREAMS_PER_IP); 0: no limit. */
@@ -42,6 +49,8 @@ export class LiveHub {
   readonly #lostListeners = new Set<() => void>();
   readonly #closeListeners = new Set<() => void>();
   #open = 0;
+  /** The heap the open streams take, by their transports' STREAM_HEAP_BYTES. */
+  #charged = 0;
   #unlisten: Unlisten | undefined;
   #closed = false;
   /** Notifications are handled one at a time, in the order they arrived. */
@@ -90,15 +99,24 @@ export class LiveHub {
     return this.#open;
   }
 
+  /** Whether one more stream over `transport` fits in the instance's limits (the count and the heap). */
+  hasRoom(transport: StreamTransport): boolean {
+    return (
+      this.#open < this.limits.maxStreams &&
+      this.#charged + STREAM_HEAP_BYTES[transport] <= this.limits.heapBudget
+    );
+  }
+
   /** The limits streams are counted against. */
   get streamLimits(): Readonly<HubLimits> {
     return this.limits;
   }
 
   /**
-   * Registers a stream of `userId` from `ip` (kind `user`: their events;
-   * `board`: woken by the board it watches). Throws UNAVAILABLE over the
-   * instance's limit or while shutting down (a client retries those
+   * Registers a stream of `userId` from `ip` over `transport` (kind `user`:
+   * their events; `board`: woken by the board it watches). Throws
+   * UNAVAILABLE over the instance's limit (its count, or the heap its
+   * streams take, src/live/capacity.ts) or while shutting down (a client retries those
    * elsewhere), RATE_LIMITED over the per-user or per-IP limit (a client
    * stops: it holds its share already).
    */
@@ -107,6 +125,7 @@ export class LiveHub {
     kind: 'user' | 'board',
     ip: string | undefined,
     onDropped: () => void,
+    transport: StreamTransport,
   ): StreamInbox {
     if (this.#closed) {
       throw new AppError('UNAVAILABLE', 'The server is shutting down; reconnect', {
@@ -114,10 +133,12 @@ export class LiveHub {
       });
     }
     const { maxStreams, maxStreamsPerUser, maxStreamsPerIp } = this.limits;
-    if (this.#open >= maxStreams) {
+    if (!this.hasRoom(transport)) {
       throw new AppError(
         'UNAVAILABLE',
-        `This instance holds its limit of ${maxStreams} streams; retry shortly`,
+        this.#open >= maxStreams
+          ? `This instance holds its limit of ${maxStreams} streams; retry shortly`
+          : `This instance holds as many streams as its heap has room for (${this.#open}); retry shortly`,
         { retryAfterSeconds: 5 },
       );
     }
@@ -150,6 +171,7 @@ export class LiveHub {
         registered = false;
         counted();
         this.#open -= 1;
+        this.#charged -= STREAM_HEAP_BYTES[transport];
         const set = this.#byUser.get(userId);
         set?.delete(closing);
         if (set?.size === 0) this.#byUser.delete(userId);
@@ -168,6 +190,7 @@ export class LiveHub {
     this.#byUser.set(userId, mine);
     if (ipKey !== undefined) this.#byIp.set(ipKey, (this.#byIp.get(ipKey) ?? 0) + 1);
     this.#open += 1;
+    this.#charged += STREAM_HEAP_BYTES[transport];
     return inbox;
   }
 

@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { getHeapStatistics } from 'node:v8';
 import { LiveBoards, type BoardOptions } from './boards.js';
-import { streamCapacity } from './capacity.js';
+import { streamCapacity, streamHeapBudget } from './capacity.js';
 import { LiveHub } from './hub.js';
 import { WebhookWorker, type WebhookWorkerOptions } from './webhooks.js';
 
@@ -43,10 +43,13 @@ export function createLive(options: {
   boardOptions?: BoardOptions;
 }): Live {
   const { config, database, logger } = options;
+  const heapLimit = getHeapStatistics().heap_size_limit;
   const hub = new LiveHub(
     database,
     {
-      maxStreams: config.live.maxStreams ?? streamCapacity(getHeapStatistics().heap_size_limit),
+      // Unset, the heap is the limit: each stream takes its transport's share (src/live/capacity.ts).
+      maxStreams: config.live.maxStreams ?? streamCapacity(heapLimit, 'ws'),
+      heapBudget: config.live.maxStreams === undefined ? streamHeapBudget(heapLimit) : Infinity,
       maxStreamsPerUser: config.live.maxStreamsPerUser,
       maxStreamsPerIp: config.live.maxStreamsPerIp,
       maxQueue: config.live.streamQueue,
@@ -91,12 +94,14 @@ export function createLive(options: {
     webhooks,
     prune,
     async start() {
-      const heapLimit = getHeapStatistics().heap_size_limit;
       const { maxStreams } = hub.streamLimits;
-      if (maxStreams > streamCapacity(heapLimit)) {
+      const capacity = { sse: streamCapacity(heapLimit), ws: streamCapacity(heapLimit, 'ws') };
+      if (maxStreams > capacity.sse) {
         logger.warn(
-          { maxStreams, capacity: streamCapacity(heapLimit), heapLimitMb: heapLimit >> 20 },
-          'LIVE_MAX_STREAMS exceeds what the heap holds: raise --max-old-space-size or lower it',
+          { maxStreams, capacity, heapLimitMb: heapLimit >> 20 },
+          maxStreams > capacity.ws
+            ? 'LIVE_MAX_STREAMS exceeds what the heap holds: raise --max-old-space-size or lower it'
+            : 'LIVE_MAX_STREAMS exceeds what the heap holds of SSE streams: fine for WebSocket clients only',
         );
       }
       if (config.webhook) {

@@ -6,6 +6,7 @@ import { AppError, UserGoneError } from '../app-error.js';
 import { BOARD_MIN_INTERVAL_MS, sameEntries, type BoardWatch, type LiveBoards } from './boards.js';
 import type { Logger } from '../logger.js';
 import type { LiveHub } from './hub.js';
+import type { StreamTransport } from './capacity.js';
 import { abortReason, type StreamEndReason, type StreamInbox } from './inbox.js';
 
 /** Events read from the outbox per query while replaying. */
@@ -33,6 +34,8 @@ export interface StreamOptions {
   unsentBytes?: () => number;
   /** Aborted when the client goes away: the stream ends even while it waits. */
   signal: AbortSignal | undefined;
+  /** What carries it: its share of the heap's budget follows (src/live/capacity.ts). */
+  transport: StreamTransport;
 }
 
 /**
@@ -52,7 +55,7 @@ function openInbox(
   let inbox: StreamInbox;
   try {
     if (openedAt >= options.expiresAtMs) throw expired();
-    inbox = hub.open(options.userId, kind, options.ip, options.onDropped);
+    inbox = hub.open(options.userId, kind, options.ip, options.onDropped, options.transport);
   } catch (error) {
     logEnd(options, endReasonOf(undefined, error, hub), openedAt);
     throw error;

@@ -4,11 +4,13 @@ import {
   HEAP_RESERVED_BYTES,
   STREAM_HEAP_BYTES,
   streamCapacity,
+  streamHeapBudget,
 } from '../../../src/live/capacity.js';
 import { startServerProcess, type ServerProcess } from '../../helpers/server-process.js';
 import { createTestDatabase, testDbKind, type TestDatabase } from '../../helpers/test-db.js';
 import { startTokenIssuer, type TokenIssuer } from '../../helpers/token-issuer.js';
 import { uniqueSubject } from '../../helpers/test-app.js';
+import { openRawSocket, type RawSocket } from '../../helpers/live-ws.js';
 
 /**
  * How many streams one instance holds: a service process whose heap is
@@ -51,7 +53,7 @@ describe('capacity', () => {
   it('the default limit is what the heap holds, after a reserve for everything else', () => {
     const mb = 1024 * 1024;
     expect(streamCapacity(176 * mb)).toBe(
-      Math.floor((176 * mb - HEAP_RESERVED_BYTES) / STREAM_HEAP_BYTES),
+      Math.floor((176 * mb - HEAP_RESERVED_BYTES) / STREAM_HEAP_BYTES.sse),
     );
     // --max-old-space-size=128 (`npm start`): heap_size_limit 176 MB.
     expect(streamCapacity(176 * mb)).toBe(853);
@@ -60,6 +62,15 @@ describe('capacity', () => {
     expect(streamCapacity(1072 * mb)).toBeGreaterThan(10_000);
     expect(streamCapacity(560 * mb)).toBeLessThan(5_000);
     expect(streamCapacity(HEAP_RESERVED_BYTES)).toBe(1);
+  });
+
+  it('over the WebSocket a stream takes a third of an SSE stream’s share: 10,000 fit a 448 MB heap', () => {
+    const mb = 1024 * 1024;
+    expect(STREAM_HEAP_BYTES.ws * 3).toBe(STREAM_HEAP_BYTES.sse);
+    expect(streamCapacity(176 * mb, 'ws')).toBe(2_560);
+    // --max-old-space-size=448 (issue 40's 512 MB of RSS): heap_size_limit 496 MB.
+    expect(streamCapacity(496 * mb, 'ws')).toBeGreaterThan(10_000);
+    expect(streamCapacity(496 * mb, 'sse')).toBeLessThan(5_000);
   });
 
   const cleanup: Array<() => Promise<unknown>> = [];
@@ -146,6 +157,41 @@ describe('capacity', () => {
       }
       expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
       expect(service.child.exitCode).toBeNull();
+
+      // The heap is the limit, each stream taking its transport's share: full
+      // of SSE streams, what is left of the budget holds this many WebSocket
+      // streams and no more...
+      const budget = streamHeapBudget(112 * 1024 * 1024);
+      const left = Math.floor((budget - capacity * STREAM_HEAP_BYTES.sse) / STREAM_HEAP_BYTES.ws);
+      const sockets: RawSocket[] = [];
+      const refusedSocket = async (token: string) => {
+        const raw = await openRawSocket(service.url, { token });
+        expect((await raw.refusal).status).toBe(503);
+      };
+      /** Opens `count` WebSocket streams, retrying while a closed stream's share is not let go yet. */
+      const fill = async (token: string, count: number) => {
+        for (let n = 0, tries = 0; n < count;) {
+          const raw = await openRawSocket(service.url, { token });
+          if (raw.socket.readyState !== raw.socket.OPEN) {
+            expect((tries += 1)).toBeLessThan(50);
+            await new Promise((resolve) => setTimeout(resolve, 200));
+            continue;
+          }
+          raw.subscribe(1, 'myEvents');
+          const answer = await raw.waitFor((m) => m !== 'PING' && m.id === 1);
+          expect(answer !== 'PING' && answer.result?.type).toBe('started');
+          sockets.push(raw);
+          n += 1;
+        }
+      };
+      await fill(await issuer.sign(uniqueSubject('capacity-ws')), left);
+      await refusedSocket(await issuer.sign(uniqueSubject('capacity-ws')));
+      // ...and one SSE stream's share holds three WebSocket streams.
+      held.pop()!.close();
+      const wsToken = await issuer.sign(uniqueSubject('capacity-ws'));
+      await fill(wsToken, 3);
+      await refusedSocket(wsToken);
+      for (const raw of sockets) raw.close();
 
       // A closed stream's slot is free again.
       held.pop()!.close();

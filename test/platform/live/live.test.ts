@@ -422,6 +422,7 @@ describe('resume', () => {
       userId: user.id,
       ip: undefined,
       lastEventId: '0',
+      transport: 'sse',
       expiresAtMs: Date.now() + 60_000,
       onDropped: () => {},
       signal: undefined,
