@@ -16,7 +16,7 @@
  *    and the heap one open stream holds (heap in use after a full GC, with
  *    and without the streams: bench/heap-probe.cjs is preloaded into the
  *    service to answer that over IPC). LIVE_BENCH_STREAMS sets another total
- *    number of streams (and the limit to match).
+ *    number of streams (and each instance's limit to its share).
  * 2. Under write load, with every stream open: LIVE_BENCH_WRITES users
  *    (default: one per identity) each make one awarding write,
  *    LIVE_BENCH_CONCURRENCY at a time, through the real write path

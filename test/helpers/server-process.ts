@@ -26,12 +26,24 @@ export function runScript(
   preload: string[] = [],
 ): ChildProcess {
   const imports = ['tsx', ...preload].flatMap((module) => ['--import', module]);
-  return spawn(process.execPath, [...imports, script, ...args], {
+  const child = spawn(process.execPath, [...imports, script, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
 }
+
+/**
+ * Children still running when the test worker exits (a test that timed out
+ * before it stopped its process): killed then, not left running on the machine.
+ */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
 
 export function waitForExit(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
@@ -79,10 +91,10 @@ export async function startServerProcess(
     let buffered = '';
     // A start creating its embedded database took over 60 s on a loaded
     // 2-core machine; the tests that start processes allow 120 s.
-    const timer = setTimeout(
-      () => reject(new Error(`server did not log "listening" within 110 s: ${stderr}`)),
-      110_000,
-    );
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not log "listening" within 110 s: ${stderr}`));
+    }, 110_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
       const lines = buffered.split('\n');
