@@ -24,27 +24,32 @@ export function guardPart(plans: Plans): Part {
     rank: plan.rank,
     return_scope: plan.returnStateOn ? scopeJson(plan.returnStateOn) : null,
   }));
-  return part('guard', { fans: JSON.stringify(fans) }, (v, { many }) => ({
-    ctes: [
-      [
-        'fans',
-        sql`SELECT * FROM jsonb_to_recordset(${v.fans}::jsonb)
+  const ids = JSON.stringify(plans.map((plan) => plan.userId));
+  return part('guard', { fans: JSON.stringify(fans), ids }, (v, { many }) => {
+    // The fans' ids as an array the users' primary key is searched by: joined
+    // to the fans' rows alone, the planner takes them for a hundred rows and
+    // scans a small users table whole.
+    const byId = sql`u.id = ANY (ARRAY(SELECT jsonb_array_elements_text(${v.ids}::jsonb)::uuid))`;
+    return {
+      ctes: [
+        [
+          'fans',
+          sql`SELECT * FROM jsonb_to_recordset(${v.fans}::jsonb)
           AS f(ord integer, user_id uuid, expected_version integer, onboard boolean, ban text,
                history_limit integer, rank boolean, return_scope text)`,
-      ],
-      ...(many
-        ? ([
-            [
-              // One order for every statement's row locks: no two wait on each other in a cycle.
-              'locked',
-              sql`SELECT u.id FROM users u WHERE u.id IN (SELECT user_id FROM fans)
-              ORDER BY u.id FOR UPDATE`,
-            ],
-          ] as const)
-        : []),
-      [
-        'guard',
-        sql`UPDATE users u SET
+        ],
+        ...(many
+          ? ([
+              [
+                // One order for every statement's row locks: no two wait on each other in a cycle.
+                'locked',
+                sql`SELECT u.id FROM users u WHERE ${byId} ORDER BY u.id FOR UPDATE`,
+              ],
+            ] as const)
+          : []),
+        [
+          'guard',
+          sql`UPDATE users u SET
           version = u.version + 1,
           banned_at = CASE f.ban WHEN 'ban' THEN coalesce(u.banned_at, now())
                                  WHEN 'unban' THEN NULL ELSE u.banned_at END,
@@ -53,12 +58,13 @@ export function guardPart(plans: Plans): Part {
           updated_at = CASE WHEN f.onboard AND u.onboarded_at IS NULL THEN now()
                             ELSE u.updated_at END
         FROM fans f
-        WHERE u.id = f.user_id AND u.version = f.expected_version
+        WHERE ${byId} AND u.id = f.user_id AND u.version = f.expected_version
           ${many ? sql`AND u.id IN (SELECT id FROM locked)` : sql``}
         RETURNING u.*`,
+        ],
       ],
-    ],
-  }));
+    };
+  });
 }
 
 const PROFILE_COLUMNS = PROFILE_FIELDS.map((field) => PROFILE_FIELD_TABLE[field].column);
