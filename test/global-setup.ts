@@ -67,6 +67,14 @@ async function pgTemplate(serverUrl: string, name: string): Promise<string> {
   } finally {
     await database.close();
   }
+  // Through PgBouncer the pool's close leaves the pooler's server connection
+  // to the template open, and CREATE DATABASE … TEMPLATE refuses a source
+  // database with any connection: end them.
+  await adminQuery(
+    serverUrl,
+    `select pg_terminate_backend(pid) from pg_stat_activity
+     where datname = '${name}' and pid <> pg_backend_pid()`,
+  );
   return name;
 }
 
