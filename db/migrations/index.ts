@@ -19,6 +19,7 @@ import * as m20261126T1200 from './20261126T1200_admin.js';
 import * as m20261126T1300 from './20261126T1300_webhook_endpoints.js';
 import * as m20261128T0800 from './20261128T0800_ledger_recorded_at.js';
 import * as m20261130T1000 from './20261130T1000_admin_lookups.js';
+import * as m20261203T1200 from './20261203T1200_rank_counts_covering_key.js';
 
 /**
  * Every migration, by name, in order. An explicit registry rather than a
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '20261126T1300_webhook_endpoints': m20261126T1300,
   '20261128T0800_ledger_recorded_at': m20261128T0800,
   '20261130T1000_admin_lookups': m20261130T1000,
+  '20261203T1200_rank_counts_covering_key': m20261203T1200,
 };

@@ -137,6 +137,56 @@ export function rankExpression(position: {
     + ${tail} ${holder})::bigint::text`;
 }
 
+/**
+ * Entries a rank near a known one reads at most (rankFrom): past that, the
+ * full count (rankExpression) is cheaper than walking the entries between.
+ */
+export const NEAR_RANK_ENTRIES = 256;
+
+/**
+ * The rank of position `to` (rankExpression's, with its holder) from the
+ * rank `from.rank` the holder's stored entry has at `from`: that rank, less
+ * the visible entries of others strictly between the two positions when `to`
+ * is ahead, plus them when it is behind. Every rank counts the same entries
+ * (visible, not the holder's, strictly ahead), so the two differ by exactly
+ * those between. An award moves a fan past a few entries, so this reads a
+ * short range of the rank index instead of the count cells; when more than
+ * NEAR_RANK_ENTRIES lie between, or `from.rank` is null (no stored entry,
+ * or on another team), it is rankExpression's full count.
+ */
+export function rankFrom(position: {
+  board: Expression<string>;
+  teamKey: Expression<string> | undefined;
+  points: Expression<number>;
+  seq: Expression<string>;
+  holder: Expression<string>;
+  from: { rank: Expression<string>; points: Expression<number>; seq: Expression<string> };
+}): RawBuilder<string> {
+  const { board, holder, from } = position;
+  const to = [sql`-(${position.points})::integer`, sql`(${position.seq})::bigint`] as const;
+  const at = [sql`-(${from.points})::integer`, sql`(${from.seq})::bigint`] as const;
+  const ahead = sql`(${to[0]}, ${to[1]}) < (${at[0]}, ${at[1]})`;
+  // Row constructors on both sides, so the bounds are a range of the rank index.
+  const bound = (first: typeof to, second: typeof to) =>
+    sql`(CASE WHEN ${ahead} THEN ${first[0]} ELSE ${second[0]} END,
+         CASE WHEN ${ahead} THEN ${first[1]} ELSE ${second[1]} END)`;
+  const key = sql`(-x.points, x.reached_seq)`;
+  const between = sql`(SELECT count(*) AS c FROM (
+      SELECT 1 FROM leaderboard_entries x
+      WHERE x.board = ${board}
+        ${position.teamKey === undefined ? sql`` : sql`AND x.team_key = ${position.teamKey}`}
+        AND NOT x.hidden AND x.user_id <> ${holder}
+        AND ${key} > ${bound(to, at)}
+        AND ${key} < ${bound(at, to)}
+      LIMIT ${sql.lit(NEAR_RANK_ENTRIES)}) z)`;
+  const full = rankExpression(position);
+  return sql<string>`(CASE WHEN ${from.rank} IS NULL THEN ${full} ELSE (
+      SELECT CASE WHEN d.c < ${sql.lit(NEAR_RANK_ENTRIES)}
+        THEN ((${from.rank})::bigint + CASE WHEN ${ahead} THEN -d.c ELSE d.c END)::text
+        ELSE ${full} END
+      FROM ${between} d) END)`;
+}
+
 /** An entry's place in the order: what its count rows are keyed by. */
 export interface EntryKey {
   points: number;

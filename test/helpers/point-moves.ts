@@ -12,12 +12,13 @@ import { UserStateCache } from '../../src/services/state-cache.js';
  * one statement guarded by the user's version, planned again when another
  * write landed in between. No quest is involved, so a test can put fans on
  * any score the service's writes can reach. Returns the all-time rank the
- * statement computed.
+ * statement computed. `announce`: the write also announces the fan's rank
+ * moves (`rank_changed` in the outbox), as an award does.
  */
 export async function movePoints(
   handle: Pick<DatabaseHandle, 'db' | 'statements'>,
   userId: string,
-  move: { key: string; delta: number; boards?: readonly string[] },
+  move: { key: string; delta: number; boards?: readonly string[]; announce?: boolean },
 ): Promise<number> {
   const boards = move.boards ?? [ALL_TIME_BOARD];
   return writeFan<number>(
@@ -45,7 +46,13 @@ export async function movePoints(
           { teamBoards: [], teamChanged: false },
         );
         return {
-          write: { ...unchangedPlan(state, new Date()), boards: written, credits, rank: true },
+          write: {
+            ...unchangedPlan(state, new Date()),
+            boards: written,
+            credits,
+            rank: true,
+            announceRanks: move.announce === true,
+          },
           written: (result) => result.rank!,
         };
       },

@@ -442,11 +442,39 @@ describe(`the rank order across the points levels on ${testDbKind}`, () => {
     const onPoints = (value: number) => users.filter((user) => user.points === value);
     let key = 0;
     const move = async (user: SeededUser, delta: number) => {
-      const rank = await movePoints(handle, user.userId, { key: `move-${(key += 1)}`, delta });
+      const before = (await fullSortRanks(own.db)).get(user.userId)!;
+      const rank = await movePoints(handle, user.userId, {
+        key: `move-${(key += 1)}`,
+        delta,
+        announce: true,
+      });
       user.points += delta;
-      // The rank the write statement returns is the full sort's right after it.
-      expect(rank).toBe((await fullSortRanks(own.db)).get(user.userId)!.global);
+      // The rank the write statement returns is the full sort's right after it,
+      // and so is every rank it announces: counted from the entry's previous
+      // rank across the entries passed (rankFrom), or in full past 256 of them.
+      const after = (await fullSortRanks(own.db)).get(user.userId)!;
+      expect(rank).toBe(after.global);
+      const { rows } = await sql<{ board: string; rank: number; previousRank: number }>`
+        SELECT payload->>'board' AS board, (payload->>'rank')::int AS rank,
+               (payload->>'previousRank')::int AS "previousRank"
+        FROM live_events WHERE user_id = ${user.userId} AND type = 'rank_changed'
+          AND id > ${lastEvent} ORDER BY id`.execute(own.db);
+      lastEvent = await newestEvent();
+      const expected = [
+        { board: 'global', rank: after.global, previousRank: before.global },
+        ...(user.team === null
+          ? []
+          : [{ board: 'team', rank: after.team, previousRank: before.team }]),
+      ].filter((moved) => moved.rank !== moved.previousRank);
+      expect(rows).toEqual(expected);
     };
+    const newestEvent = async () =>
+      (
+        await sql<{ id: string | null }>`SELECT max(id)::text AS id FROM live_events`.execute(
+          own.db,
+        )
+      ).rows[0]!.id ?? '0';
+    let lastEvent = await newestEvent();
     for (const cut of [2 ** 8, 2 ** 16, 2 ** 24]) {
       const [below, alsoBelow] = onPoints(cut - 1);
       const [at] = onPoints(cut);

@@ -6,7 +6,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { ALL_TIME_BOARD } from '../../../schema.js';
 import { notificationOf } from '../../events.js';
-import { rankExpression } from '../../rank.js';
+import { rankExpression, rankFrom } from '../../rank.js';
 import { userStateQuery } from '../state.js';
 import { part, rowsOf, type Part, type Plans } from './part.js';
 import { ledgerArray } from './records.js';
@@ -19,17 +19,30 @@ import { ledgerArray } from './records.js';
  * stored entries ahead taken off (`moved_from`), their new entries ahead
  * added.
  */
-function rankAt(n: 'n' | 'pos', team: boolean, many: boolean): RawBuilder<unknown> {
+function rankAt(
+  n: 'n' | 'pos',
+  team: boolean,
+  many: boolean,
+  previous?: RawBuilder<string>,
+): RawBuilder<unknown> {
   const teamKey = team ? sql<string>`${sql.ref(`${n}.team_key`)}` : undefined;
   const points = sql.ref<number>(`${n}.points`);
   const seq = sql.ref<string>(n === 'n' ? 'n.reached_seq' : 'pos.seq');
-  const rank = rankExpression({
+  const position = {
     board: sql<string>`${ALL_TIME_BOARD}::text`,
     teamKey,
     points,
     seq,
     holder: sql.ref<string>('g.id'),
-  });
+  };
+  // From the stored entry's rank (`previous`, at `me`) when the caller has it.
+  const rank =
+    previous === undefined
+      ? rankExpression(position)
+      : rankFrom({
+          ...position,
+          from: { rank: previous, points: sql.ref('me.points'), seq: sql.ref('me.reached_seq') },
+        });
   if (!many) return sql`(${rank})::bigint`;
   const sameTeam = (alias: string) =>
     team ? sql`AND ${sql.ref(`${alias}.team_key`)} = ${teamKey}` : sql``;
@@ -78,11 +91,13 @@ export function outboxPart(plans: Plans): Part | undefined {
         LEFT JOIN leaderboard_entries me ON me.board = ${ALL_TIME_BOARD} AND me.user_id = g.id
         CROSS JOIN LATERAL (
           SELECT 0 AS ord, 'global' AS board, NULL::text AS team,
-                 ${rankAt('n', false, many)} AS rank,
-                 CASE WHEN me.user_id IS NOT NULL THEN ${previous(false)} END AS previous_rank
+                 ${rankAt('n', false, many, sql`pr.rank`)} AS rank, pr.rank AS previous_rank
+          FROM (SELECT CASE WHEN me.user_id IS NOT NULL THEN ${previous(false)} END AS rank
+                OFFSET 0) pr
           UNION ALL
-          SELECT 1, 'team', a.team, ${rankAt('n', true, many)},
-                 CASE WHEN me.team_key = n.team_key THEN ${previous(true)} END
+          SELECT 1, 'team', a.team, ${rankAt('n', true, many, sql`pr.rank`)}, pr.rank
+          FROM (SELECT CASE WHEN me.team_key = n.team_key THEN ${previous(true)} END AS rank
+                OFFSET 0) pr
           WHERE n.team_key IS NOT NULL AND a.team IS NOT NULL
         ) m`;
     // With several fans: the visible all-time entries the statement moves, as
