@@ -3,7 +3,12 @@ import { Migrator, sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRankedEntry, leaderboardPage, neighbours } from '../../../db/queries/leaderboard.js';
 import { migrateToLatest } from '../../../db/migrate.js';
-import { rebuildRankCounts, SHARDS } from '../../../db/queries/rank.js';
+import {
+  NEAR_RANK_ENTRIES,
+  rankFrom,
+  rebuildRankCounts,
+  SHARDS,
+} from '../../../db/queries/rank.js';
 import { migrations } from '../../../db/migrations/index.js';
 import type { Database } from '../../../db/schema.js';
 import { consistencyProblems, fullSortRanks } from '../../helpers/consistency.js';
@@ -676,4 +681,51 @@ describe(`the rows a rank reads on ${testDbKind}`, () => {
       }
     },
   );
+
+  it('a rank counted from a known one reads only the entries passed, and counts in full past 256', async () => {
+    const { userId } = at.get('bottom')!;
+    const stored = (
+      await sql<{ points: number; seq: string }>`
+        SELECT points, reached_seq::text AS seq FROM leaderboard_entries
+        WHERE board = 'all' AND user_id = ${userId}`.execute(own.db)
+    ).rows[0]!;
+    const previous = (await fullSortRanks(own.db)).get(userId)!.global;
+    // A later sequence number than any entry's: the position an award takes.
+    const seq = '9000000000';
+    for (const [points, near] of [
+      [stored.points + 200, true], // past a few entries
+      [stored.points + 600_000, false], // past thousands
+    ] as const) {
+      const rankOf = (rdb: Kysely<Database>) =>
+        sql<{ rank: string }>`SELECT ${rankFrom({
+          board: sql<string>`'all'`,
+          teamKey: undefined,
+          points: sql<number>`${points}::integer`,
+          seq: sql<string>`${seq}::bigint`,
+          holder: sql<string>`${userId}::uuid`,
+          from: {
+            rank: sql<string>`${String(previous)}::text`,
+            points: sql<number>`${stored.points}::integer`,
+            seq: sql<string>`${stored.seq}::bigint`,
+          },
+        })} AS rank`.execute(rdb);
+      const { rows } = await sql<{ ahead: string }>`
+        SELECT count(*)::text AS ahead FROM leaderboard_entries
+        WHERE board = 'all' AND NOT hidden AND user_id <> ${userId}
+          AND (-points, reached_seq) < (-${points}::integer, ${seq}::bigint)`.execute(own.db);
+      const passed = previous - 1 - Number(rows[0]!.ahead);
+      expect(passed > 0 && passed < NEAR_RANK_ENTRIES).toBe(near);
+      expect(Number((await rankOf(own.db)).rows[0]!.rank)).toBe(Number(rows[0]!.ahead) + 1);
+      const [query] = await explainQueriesOf(own.db, rankOf, { analyze: true });
+      if (near) {
+        expect(rowsRead(query!, 'rank_counts')).toBe(0);
+        expect(rowsRead(query!, 'leaderboard_entries')).toBe(passed);
+      } else {
+        expect(rowsRead(query!, 'leaderboard_entries')).toBeLessThanOrEqual(
+          NEAR_RANK_ENTRIES + 255,
+        );
+        expect(rowsRead(query!, 'rank_counts')).toBeGreaterThan(0);
+      }
+    }
+  });
 });
