@@ -171,7 +171,7 @@ export function rankFrom(position: {
     sql`(CASE WHEN ${ahead} THEN ${first[0]} ELSE ${second[0]} END,
          CASE WHEN ${ahead} THEN ${first[1]} ELSE ${second[1]} END)`;
   const key = sql`(-x.points, x.reached_seq)`;
-  const between = sql`(SELECT count(*) AS c FROM (
+  const between = sql`(SELECT count(*) FROM (
       SELECT 1 FROM leaderboard_entries x
       WHERE x.board = ${board}
         ${position.teamKey === undefined ? sql`` : sql`AND x.team_key = ${position.teamKey}`}
@@ -179,12 +179,12 @@ export function rankFrom(position: {
         AND ${key} > ${bound(to, at)}
         AND ${key} < ${bound(at, to)}
       LIMIT ${sql.lit(NEAR_RANK_ENTRIES)}) z)`;
-  const full = rankExpression(position);
-  return sql<string>`(CASE WHEN ${from.rank} IS NULL THEN ${full} ELSE (
-      SELECT CASE WHEN d.c < ${sql.lit(NEAR_RANK_ENTRIES)}
+  // The count of those between, once (OFFSET 0 keeps it from being inlined
+  // into both of its uses), and only with a known rank; the full count once.
+  return sql<string>`(SELECT CASE WHEN d.c < ${sql.lit(NEAR_RANK_ENTRIES)}
         THEN ((${from.rank})::bigint + CASE WHEN ${ahead} THEN -d.c ELSE d.c END)::text
-        ELSE ${full} END
-      FROM ${between} d) END)`;
+        ELSE ${rankExpression(position)} END
+      FROM (SELECT CASE WHEN ${from.rank} IS NOT NULL THEN ${between} END AS c OFFSET 0) d)`;
 }
 
 /** An entry's place in the order: what its count rows are keyed by. */
