@@ -3,6 +3,7 @@ import { adminRouter } from './admin.js';
 import { adminDefinitionsRouter } from './admin-definitions.js';
 import { adminDeliveriesRouter } from './admin-deliveries.js';
 import { adminFansRouter } from './admin-fans.js';
+import { adminLeaderboardRouter } from './admin-leaderboard.js';
 import { adminOverviewRouter } from './admin-overview.js';
 import { adminWebhooksRouter } from './admin-webhooks.js';
 import { eventsRouter } from './events.js';
@@ -22,6 +23,7 @@ export const appRouter = mergeRouters(
   adminWebhooksRouter,
   adminDeliveriesRouter,
   adminOverviewRouter,
+  adminLeaderboardRouter,
 );
 
 /** The type a TypeScript client imports: `import type { AppRouter } from 'user-profile-service'`. */

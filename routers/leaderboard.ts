@@ -1,8 +1,11 @@
+import type { SeasonPeriod } from '../src/domain/seasons.js';
 import {
   getLeaderboard,
   getLeaderboardAroundMe,
   listClosedSeasons,
+  type LeaderboardQuery,
 } from '../src/services/leaderboard.js';
+import type { AppDeps } from '../src/trpc/context.js';
 import { protectedProcedure, router } from '../src/trpc/init.js';
 import { ok, toLeaderboardAroundMe, toLeaderboardPage, toLeaderboardSeasons } from './dto.js';
 import { LOOKUP_ERRORS, QUERY_ERRORS } from './operation-errors.js';
@@ -15,6 +18,29 @@ import {
   LeaderboardSeasonsSchema,
   success,
 } from './schemas.js';
+
+/**
+ * A board's page as GET /api/leaderboard reads it (a shared read, the
+ * first-page cache, the archive cut on the primary): also what
+ * adminLeaderboard reads, so the console ranks as the fans' API does.
+ */
+export function readLeaderboard(deps: AppDeps, query: LeaderboardQuery) {
+  return deps.reads.shared((db) =>
+    getLeaderboard(db, query, deps.clock(), {
+      archiveTimeoutMs: deps.config.seasonArchiveTimeoutMs,
+      primary: deps.db,
+      firstPages: deps.firstPages,
+    }),
+  );
+}
+
+/** The closed seasons as GET /api/leaderboard/seasons lists them (and adminLeaderboardSeasons). */
+export function readClosedSeasons(
+  deps: AppDeps,
+  query: { period: SeasonPeriod; limit: number; after?: string | undefined },
+) {
+  return deps.reads.shared((db) => listClosedSeasons(db, query, deps.clock()));
+}
 
 const RANK_ORDER =
   'Rank order: more points first, then whoever reached that score first, then user id.';
@@ -44,27 +70,19 @@ export const leaderboardRouter = router({
     })
     .input(LeaderboardInput)
     .output(success(LeaderboardPageSchema))
-    .query(async ({ ctx, input }) => {
-      const page = await ctx.deps.reads.shared((db) =>
-        getLeaderboard(
-          db,
-          {
+    .query(async ({ ctx, input }) =>
+      ok(
+        toLeaderboardPage(
+          await readLeaderboard(ctx.deps, {
             period: input.period,
             limit: input.limit,
             after: input.cursor,
             team: input.team,
             season: input.season,
-          },
-          ctx.deps.clock(),
-          {
-            archiveTimeoutMs: ctx.deps.config.seasonArchiveTimeoutMs,
-            primary: ctx.deps.db,
-            firstPages: ctx.deps.firstPages,
-          },
+          }),
         ),
-      );
-      return ok(toLeaderboardPage(page));
-    }),
+      ),
+    ),
 
   leaderboardSeasons: protectedProcedure
     .meta({
@@ -82,16 +100,18 @@ export const leaderboardRouter = router({
     })
     .input(LeaderboardSeasonsInput)
     .output(success(LeaderboardSeasonsSchema))
-    .query(async ({ ctx, input }) => {
-      const page = await ctx.deps.reads.shared((db) =>
-        listClosedSeasons(
-          db,
-          { period: input.period, limit: input.limit, after: input.cursor },
-          ctx.deps.clock(),
+    .query(async ({ ctx, input }) =>
+      ok(
+        toLeaderboardSeasons(
+          input.period,
+          await readClosedSeasons(ctx.deps, {
+            period: input.period,
+            limit: input.limit,
+            after: input.cursor,
+          }),
         ),
-      );
-      return ok(toLeaderboardSeasons(input.period, page));
-    }),
+      ),
+    ),
 
   leaderboardAroundMe: protectedProcedure
     .meta({

@@ -298,4 +298,15 @@ export const LIVE_STREAMS = [
     message: LeaderboardUpdateSchema,
     tracked: false,
   },
+  {
+    procedure: 'adminLeaderboardEvents',
+    summary: 'A board’s top, when it changes, for admin clients',
+    description:
+      'leaderboardEvents for a service token with the `admin` scope (which the fans’ stream ' +
+      'refuses): the same input, messages and limits, counted against the admin client. The ' +
+      'console’s Leaderboards page reads it.',
+    input: LeaderboardEventsInput,
+    message: LeaderboardUpdateSchema,
+    tracked: false,
+  },
 ] as const;

@@ -4,6 +4,8 @@ import { toLiveEventMessage } from '../src/live/messages.js';
 import type { RankedEntry } from '../db/queries/leaderboard.js';
 import { openBoardEvents, openUserEvents, type UserStreamItem } from '../src/live/streams.js';
 import { toStreamError } from '../src/error-mapping.js';
+import type { Principal } from '../src/auth/principal.js';
+import type { Context } from '../src/trpc/context.js';
 import { protectedProcedure, router } from '../src/trpc/init.js';
 import { toLeaderboardEntry } from './dto.js';
 import {
@@ -82,6 +84,43 @@ async function* updates(entries: AsyncIterable<RankedEntry[]>, team: string | un
   }
 }
 
+/** The output of a board stream: each top checked once, whichever stream sends it first. */
+export const LeaderboardUpdates = zIterable(LeaderboardUpdateSchema);
+
+/**
+ * A board's stream: leaderboardEvents (a fan's) and adminLeaderboardEvents
+ * (an admin client's) open the same stream of the same shared tops. `owner`
+ * is whom the stream is counted against (LIVE_MAX_STREAMS_PER_USER) and
+ * logged for: the fan's user id, or the admin client's key.
+ */
+export async function boardUpdates(
+  ctx: Context & { principal: Principal },
+  stream: {
+    owner: string;
+    input: z.output<typeof LeaderboardEventsInput>;
+    signal: AbortSignal | undefined;
+    path: string;
+  },
+) {
+  const { owner, input, signal, path } = stream;
+  return updates(
+    await openBoardEvents(ctx.deps.live.hub, ctx.deps.live.boards, {
+      procedure: path,
+      logger: ctx.logger,
+      userId: owner,
+      ip: ctx.ip,
+      team: input?.team,
+      top: input?.top ?? 10,
+      expiresAtMs: ctx.principal.expiresAt * 1000,
+      onDropped: ctx.closeConnection,
+      unsentBytes: ctx.unsentBytes,
+      signal,
+      transport: ctx.transport === 'ws' ? 'ws' : 'sse',
+    }),
+    input?.team,
+  );
+}
+
 /**
  * Live subscriptions over Server-Sent Events (tRPC only: GET /trpc/myEvents,
  * GET /trpc/leaderboardEvents, served by tRPC's Express adapter like every
@@ -116,23 +155,8 @@ export const liveRouter = router({
 
   leaderboardEvents: protectedProcedure
     .input(LeaderboardEventsInput)
-    .output(zIterable(LeaderboardUpdateSchema))
+    .output(LeaderboardUpdates)
     .subscription(async ({ ctx, input, signal, path }) =>
-      updates(
-        await openBoardEvents(ctx.deps.live.hub, ctx.deps.live.boards, {
-          procedure: path,
-          logger: ctx.logger,
-          userId: ctx.userId,
-          ip: ctx.ip,
-          team: input?.team,
-          top: input?.top ?? 10,
-          expiresAtMs: ctx.principal.expiresAt * 1000,
-          onDropped: ctx.closeConnection,
-          unsentBytes: ctx.unsentBytes,
-          signal,
-          transport: ctx.transport === 'ws' ? 'ws' : 'sse',
-        }),
-        input?.team,
-      ),
+      boardUpdates(ctx, { owner: ctx.userId, input, signal, path }),
     ),
 });

@@ -115,6 +115,11 @@ async function main() {
             .first()
             .waitFor(),
       ],
+      [
+        'leaderboards',
+        '#/leaderboards',
+        () => page.locator('[data-table="board"] tbody tr').first().waitFor(),
+      ],
       ['audit', '#/audit', () => page.locator('[data-table="audit"] tbody tr').first().waitFor()],
       [
         'webhooks',

@@ -50,7 +50,7 @@ const SOCKET_WIRE_FORMAT =
   '`?connectionParams=1` and send `{"method":"connectionParams","data":{"token":"<bearer ' +
   'token>"}}` first (or send the Authorization header with the upgrade); the token is ' +
   'verified then, once. Subscribe with `{"id":<n>,"method":"subscription","params":' +
-  '{"path":"myEvents"|"leaderboardEvents","input":{…},"lastEventId":"<id>"}}`; the server ' +
+  '{"path":"myEvents"|"leaderboardEvents"|"adminLeaderboardEvents","input":{…},"lastEventId":"<id>"}}`; the server ' +
   'answers `{"id":<n>,"result":{"type":"started"}}`, then one `{"id":<n>,"result":' +
   '{"type":"data","id":"<event id>","data":{"id":"<event id>","data":<message>}}}` per ' +
   'message (`result.id` only on myEvents), and `{"id":<n>,"error":<tRPC error shape>}` ' +
@@ -144,7 +144,7 @@ export function buildAsyncApiDocument(streams: readonly LiveStream[]): JsonObjec
   channels.socket = {
     address: '/trpc',
     title: 'live subscriptions over a WebSocket',
-    summary: 'myEvents and leaderboardEvents over one WebSocket (tRPC’s wsLink)',
+    summary: 'The live subscriptions over one WebSocket (tRPC’s wsLink)',
     description: SOCKET_WIRE_FORMAT,
     servers: [{ $ref: '#/servers/localSocket' }],
     messages: streamMessages,
@@ -152,7 +152,7 @@ export function buildAsyncApiDocument(streams: readonly LiveStream[]): JsonObjec
   operations.receiveOverSocket = {
     action: 'receive',
     channel: { $ref: '#/channels/socket' },
-    summary: 'Subscribe to myEvents and leaderboardEvents over one WebSocket',
+    summary: 'Subscribe to the live subscriptions over one WebSocket',
     description:
       'The same procedures, inputs, messages, limits and resume as the SSE channels; the ' +
       'typed client’s default transport.',
@@ -214,7 +214,8 @@ export function buildAsyncApiDocument(streams: readonly LiveStream[]): JsonObjec
           scheme: 'bearer',
           bearerFormat: 'JWT',
           description:
-            'A fan’s JWT, as for the REST operations: the Authorization header, or the ' +
+            'A fan’s JWT, as for the REST operations (for adminLeaderboardEvents, a service ' +
+            'token with the `admin` scope): the Authorization header, or the ' +
             '`connectionParams` query parameter (SSE) or connection parameters (WebSocket).',
         },
       },

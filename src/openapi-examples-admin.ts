@@ -194,6 +194,52 @@ export const ADMIN_RESPONSE_EXAMPLES: Record<string, Record<string, Examples>> =
       },
     }),
   },
+  adminLeaderboard: {
+    '200': ok('week', 'This week’s top (two entries of the hundred shown)', {
+      board: 'week',
+      team: null,
+      period: 'week',
+      season: '2026-W49',
+      startsAt: '2026-11-30T00:00:00.000Z',
+      nextResetAt: '2026-12-07T00:00:00.000Z',
+      entries: [
+        {
+          userId: '3f6c2a9e-8b1d-4c57-9e2a-7d4b1f0c6a35',
+          handle: 'alice',
+          name: 'Alice Moreno',
+          profileUrl: null,
+          points: 480,
+          rank: 1,
+        },
+        {
+          userId: FAN,
+          handle: 'benfromleeds',
+          name: 'Ben Carter',
+          profileUrl: null,
+          points: 250,
+          rank: 2,
+        },
+      ],
+    }),
+  },
+  adminLeaderboardSeasons: {
+    '200': ok('weeks', 'The week in progress and the last closed one', {
+      period: 'week',
+      open: {
+        season: '2026-W49',
+        startsAt: '2026-11-30T00:00:00.000Z',
+        endsAt: '2026-12-07T00:00:00.000Z',
+      },
+      entries: [
+        {
+          season: '2026-W48',
+          startsAt: '2026-11-23T00:00:00.000Z',
+          endsAt: '2026-11-30T00:00:00.000Z',
+        },
+      ],
+      nextCursor: null,
+    }),
+  },
   adminTestWebhookEndpoint: {
     '200': ok('delivered', 'The receiver answered 204', {
       id: '90433',

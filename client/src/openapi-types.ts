@@ -589,6 +589,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/leaderboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A board’s top
+         * @description The top `limit` entries (up to 100) of the all-time board (`global`), a team’s fans (`team`, with `team`), or the current ISO week’s or UTC month’s (`week`, `month`), ranked as GET /api/leaderboard ranks them. With `season` (a closed week or month, from GET /api/admin/leaderboard/seasons), its final standings; 404 while the season has not closed, and for a season nobody earned points in. The live all-time and team boards: the adminLeaderboardEvents subscription (asyncapi.json).
+         */
+        get: operations["adminLeaderboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/leaderboard/seasons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A period’s seasons, open and closed
+         * @description The week’s or month’s season in progress (`open`), and the closed ones that have standings, newest first, one page at a time (as GET /api/leaderboard/seasons lists them): read each with GET /api/admin/leaderboard?board=…&season=….
+         */
+        get: operations["adminLeaderboardSeasons"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1704,6 +1744,32 @@ export interface components {
                 endpointsEnabled: number;
                 endpointsDisabled: number;
             };
+        };
+        AdminLeaderboard: {
+            /** @enum {string} */
+            period: "all" | "week" | "month";
+            /** @description The season shown (2026-W47, 2026-11); null for the all-time board */
+            season: string | null;
+            /** @description When the season began; null for all-time */
+            startsAt: string | null;
+            /** @description When this period starts afresh (the next season); null for all-time */
+            nextResetAt: string | null;
+            /** @description In rank order */
+            entries: components["schemas"]["BoardPageEntry"][];
+            /** @enum {string} */
+            board: "global" | "team" | "week" | "month";
+            /** @description The team of a team’s board, as asked */
+            team: string | null;
+        };
+        AdminLeaderboardSeasons: {
+            /** @enum {string} */
+            period: "week" | "month";
+            /** @description Newest first */
+            entries: components["schemas"]["ClosedSeason"][];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+            /** @description The season in progress (its board: GET /api/admin/leaderboard without season) */
+            open: components["schemas"]["ClosedSeason"];
         };
         /**
          * @example {
@@ -5898,6 +5964,203 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: components["schemas"]["AdminOverview"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE or CLIENT_NOT_ALLOWED: Forbidden */
+            403: {
+                headers: {
+                    /** @description With INSUFFICIENT_SCOPE: Bearer error="insufficient_scope", scope="<the scope needed>" (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminLeaderboard: {
+        parameters: {
+            query?: {
+                /** @description global (the default), team, week or month */
+                board?: "global" | "team" | "week" | "month";
+                /** @description The team whose fans’ board to read: with board=team only */
+                team?: string;
+                /** @description A closed season of board week (2026-W47) or month (2026-11): its final standings */
+                season?: string;
+                /** @description Entries from the top, 1–100 (default 100) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["AdminLeaderboard"];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthorized */
+            401: {
+                headers: {
+                    /** @description Bearer error="invalid_token" (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE or CLIENT_NOT_ALLOWED: Forbidden */
+            403: {
+                headers: {
+                    /** @description With INSUFFICIENT_SCOPE: Bearer error="insufficient_scope", scope="<the scope needed>" (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminLeaderboardSeasons: {
+        parameters: {
+            query: {
+                /** @description ISO weeks or UTC months */
+                period: "week" | "month";
+                /** @description Entries per page, 1–100 (default 20) */
+                limit?: number;
+                /** @description nextCursor of the previous page, unchanged */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["AdminLeaderboardSeasons"];
                     };
                 };
             };

@@ -6,6 +6,7 @@ import { FansPage } from './pages/Fans.js';
 import { FanPage } from './pages/Fan.js';
 import { GamePage } from './pages/Game.js';
 import { AuditPage } from './pages/Audit.js';
+import { LeaderboardsPage } from './pages/Leaderboards.js';
 import { OverviewPage } from './pages/Overview.js';
 import { WebhooksPage } from './pages/Webhooks.js';
 
@@ -30,6 +31,7 @@ const PAGES = [
   { path: 'overview', title: 'Overview' },
   { path: 'fans', title: 'Fans' },
   { path: 'game', title: 'Game' },
+  { path: 'leaderboards', title: 'Leaderboards' },
   { path: 'audit', title: 'Audit' },
   { path: 'webhooks', title: 'Webhooks' },
 ] as const;
@@ -108,6 +110,8 @@ export function App({ settings, initialSession }: Props) {
           <OverviewPage />
         ) : page === 'game' ? (
           <GamePage />
+        ) : page === 'leaderboards' ? (
+          <LeaderboardsPage />
         ) : page === 'audit' ? (
           <AuditPage />
         ) : page === 'webhooks' ? (

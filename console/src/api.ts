@@ -1,5 +1,12 @@
 import { QueryCache, QueryClient } from '@tanstack/react-query';
-import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import {
+  createTRPCClient,
+  httpLink,
+  httpSubscriptionLink,
+  splitLink,
+  TRPCClientError,
+} from '@trpc/client';
+import { EventSource } from 'eventsource';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../../routers/index.js';
 
@@ -12,12 +19,27 @@ export function setToken(value: string | undefined): void {
   token = value;
 }
 
-/** The typed tRPC client of the service's AppRouter, on this origin's /trpc. */
+const authorization = (): Record<string, string> =>
+  token ? { authorization: `Bearer ${token}` } : {};
+
+/**
+ * The typed tRPC client of the service's AppRouter, on this origin's /trpc: subscriptions over
+ * Server-Sent Events. The browser's EventSource cannot send the Authorization header, so
+ * `eventsource` (an EventSource over fetch) sends it: the token never goes in a URL.
+ */
 export const api = createTRPCClient<AppRouter>({
   links: [
-    httpLink({
-      url: '/trpc',
-      headers: () => (token ? { authorization: `Bearer ${token}` } : {}),
+    splitLink({
+      condition: (op) => op.type === 'subscription',
+      true: httpSubscriptionLink({
+        url: '/trpc',
+        EventSource,
+        eventSourceOptions: () => ({
+          fetch: (input: string | URL, init?: RequestInit) =>
+            fetch(input, { ...init, headers: { ...init?.headers, ...authorization() } }),
+        }),
+      }),
+      false: httpLink({ url: '/trpc', headers: authorization }),
     }),
   ],
 });

@@ -341,6 +341,22 @@ export async function adminOverview() {
   return data.points;
 }
 
+export async function adminLeaderboard() {
+  const { data } = await api.adminLeaderboard.query({ board: 'team', team: 'Arsenal', limit: 100 });
+  assertType<Equal<typeof data.board, 'global' | 'team' | 'week' | 'month'>>();
+  assertType<Equal<(typeof data.entries)[number]['rank'], number>>();
+  // @ts-expect-error the board is global, team, week or month
+  await api.adminLeaderboard.query({ board: 'all' });
+  return data.entries;
+}
+
+export async function adminLeaderboardSeasons() {
+  const { data } = await api.adminLeaderboardSeasons.query({ period: 'week' });
+  assertType<Equal<typeof data.open.season, string>>();
+  assertType<Equal<(typeof data.entries)[number]['endsAt'], string>>();
+  return data.entries;
+}
+
 export async function adminWebhookDeliveries() {
   const { data } = await api.adminWebhookDeliveries.query({
     id: '3f6c2a9e-8b1d-4c57-9e2a-7d4b1f0c6a35',
@@ -402,6 +418,18 @@ export function leaderboardEvents() {
       onData(update) {
         assertType<Equal<typeof update.board, 'global' | 'team'>>();
         assertType<Equal<(typeof update.entries)[number]['rank'], number>>();
+      },
+    },
+  );
+}
+
+export function adminLeaderboardEvents() {
+  return api.adminLeaderboardEvents.subscribe(
+    { top: 100 },
+    {
+      onData(update) {
+        assertType<Equal<typeof update.board, 'global' | 'team'>>();
+        assertType<Equal<(typeof update.entries)[number]['points'], number>>();
       },
     },
   );

@@ -108,10 +108,22 @@ describe('service operations refuse fan tokens', () => {
 
   it('answers 403 INSUFFICIENT_SCOPE with the scope needed on every service operation, both faces', async () => {
     expect(serviceOperations.map((p) => p.name)).toEqual(
-      expect.arrayContaining(['recordEvents', 'reverseEvent']),
+      expect.arrayContaining(['recordEvents', 'reverseEvent', 'adminLeaderboardEvents']),
     );
     const fan = await issuer.sign('a-fan');
     for (const { name, kind, openapi, serviceScope } of serviceOperations) {
+      if (kind === 'subscription') {
+        // tRPC only (no REST path): refused before its first message.
+        const reader = await openSse(`${app.url}/trpc/${name}`, { authorization: `Bearer ${fan}` });
+        const error = await reader.waitFor((event) => event.event === 'serialized-error');
+        await reader.ended;
+        expect(dataEvents(reader), name).toEqual([]);
+        expect(JSON.parse(error.data).data, name).toMatchObject({
+          errorCode: 'INSUFFICIENT_SCOPE',
+          httpStatus: 403,
+        });
+        continue;
+      }
       // The scope is checked before the input: any value of a path parameter will do.
       const path = openapi!.path.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
       const body = openapi!.method === 'GET' ? undefined : {};
@@ -119,7 +131,6 @@ describe('service operations refuse fan tokens', () => {
       expect(rest.status, name).toBe(403);
       expect(rest.body.error.code, name).toBe('INSUFFICIENT_SCOPE');
       expect(rest.headers.get('www-authenticate'), name).toContain(`scope="${serviceScope}"`);
-      if (kind === 'subscription') continue;
       const trpc = await trpcCall(app, name, kind, fan, {});
       expect(trpc.status, name).toBe(403);
       expect(trpc.body.error.data.errorCode, name).toBe('INSUFFICIENT_SCOPE');

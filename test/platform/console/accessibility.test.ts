@@ -49,6 +49,7 @@ describe('the console’s accessibility', () => {
           ['fans', '#/fans', 'Fans'],
           ['fan', `#/fans/${made.body.data.user.id}`, 'Boards'],
           ['game', '#/game', 'Game'],
+          ['leaderboards', '#/leaderboards', 'Leaderboards'],
           ['audit', '#/audit', 'Audit'],
           ['webhooks', '#/webhooks', 'Webhooks'],
         ] as const) {
@@ -57,6 +58,11 @@ describe('the console’s accessibility', () => {
           // Pages that read first: axe looks once what they read is shown.
           if (name === 'overview') {
             await expect.poll(() => page.locator('canvas[data-chart]').count()).toBe(4);
+          }
+          if (name === 'leaderboards') {
+            await expect
+              .poll(() => page.locator('[data-table="board"] caption').innerText())
+              .toMatch(/^All-time: top 1 — live/);
           }
           if (name === 'webhooks') {
             await expect
@@ -75,6 +81,7 @@ describe('the console’s accessibility', () => {
           fans: [],
           fan: [],
           game: [],
+          leaderboards: [],
           audit: [],
           webhooks: [],
           'not-operator': [],

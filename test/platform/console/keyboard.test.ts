@@ -1,12 +1,13 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { signDevToken } from '../../../src/auth/dev-idp.js';
-import { hasChromium, openConsoleBrowser } from '../../helpers/console-browser.js';
+import { hasChromium, openConsoleBrowser, signIn } from '../../helpers/console-browser.js';
 import { uniqueSubject, useTestApp } from '../../helpers/test-app.js';
 
 /**
  * The console with the keyboard alone (issue 39): sign in through the development identity
- * provider, find a fan, ban them with a reason and confirm; Tab, typing, Enter and Space only.
+ * provider, find a fan, ban them with a reason and confirm, open a team's live board and this
+ * week's; Tab, typing, Enter and Space only.
  */
 const { app } = useTestApp({ env: { AUTH_ISSUER: '', AUTH_JWKS_URL: '' } });
 
@@ -89,6 +90,51 @@ describe('the console with the keyboard alone', () => {
           token: await signDevToken(app.config.dataDir, 'ops-check', { scopes: ['admin'] }),
         });
         expect(fan.body.data.fan.bannedAt).not.toBeNull();
+        expect(browser.problems).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+    180_000,
+  );
+
+  it.skipIf(!hasChromium)(
+    'opens a team’s live board and this week’s',
+    async () => {
+      const team = `Keys ${Date.now().toString(36)}`;
+      const handle = `board${Date.now().toString(36)}`;
+      const made = await app.request('POST', '/api/user/profile', {
+        token: await signDevToken(app.config.dataDir, uniqueSubject('fan')),
+        body: { handle, favoriteTeam: team },
+      });
+      expect(made.status, made.text).toBe(201);
+      const row = `1\t${handle}\t\t${made.body.data.user.points}`;
+
+      const browser = await openConsoleBrowser();
+      try {
+        const { page } = browser;
+        await signIn(page, app.url, 'ops-keys-boards', { admin: true });
+        await tabTo(page, 'a:Leaderboards');
+        await page.keyboard.press('Enter');
+        await tabTo(page, 'button:Team');
+        await page.keyboard.press('Enter');
+        await tabTo(page, 'input:Team');
+        await page.keyboard.type(team);
+        await page.keyboard.press('Enter');
+        const rows = page.locator('[data-table="board"] tbody tr');
+        await expect.poll(() => rows.allInnerTexts()).toEqual([row]);
+        await expect
+          .poll(() => page.locator('[data-field="board-status"]').innerText())
+          .toMatch(/live/);
+
+        await tabTo(page, 'button:This week');
+        await page.keyboard.press('Space');
+        await expect
+          .poll(() => page.locator('[data-table="board"] caption').innerText())
+          .toMatch(/^This week: top [1-9]/);
+        // This file's other fans may be on the week's board too; this one is, with its points.
+        const week = (await rows.allInnerTexts()).map((text) => text.split('\t').slice(1));
+        expect(week).toContainEqual(row.split('\t').slice(1));
         expect(browser.problems).toEqual([]);
       } finally {
         await browser.close();

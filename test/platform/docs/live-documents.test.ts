@@ -130,6 +130,7 @@ describe('openapi.json webhooks and asyncapi.json streams against the real thing
       expect(names).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
     }
     expect(Object.keys(asyncapi.channels).sort()).toEqual([
+      'adminLeaderboardEvents',
       'leaderboardEvents',
       'myEvents',
       'socket',
