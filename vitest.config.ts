@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './test/sequencer.js';
 
 /**
  * Files that run in a fresh module graph of their own (vitest's default
@@ -33,6 +34,8 @@ export default defineConfig({
     // PGlite's WASM memory and a crash stay in one process.
     pool: 'forks',
     maxWorkers: 2,
+    // The longest files first, so both workers finish together (docs/decisions/0123-ci-time.md).
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
         extends: true,

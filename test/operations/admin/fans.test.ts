@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { TOMBSTONE_ISSUER } from '../../../db/queries/accounts.js';
 import { uniqueSubject, useTestApp } from '../../helpers/test-app.js';
 
 /**
  * Finding a fan (by id, subject, handle and a handle's first letters) and a
  * fan's whole story, on both faces (docs/CATALOG.md, "Finding a fan").
  */
-const { app } = useTestApp();
+const { app, database } = useTestApp();
 
 const admin = () => app.serviceToken('ops-console', 'admin');
 
@@ -104,17 +105,84 @@ describe('adminFindFans', () => {
     );
   });
 
-  it('never finds a deleted account', async () => {
+  it('never finds a deleted account: not by its old id, handle or subject, nor its tombstone, on either face', async () => {
     const handle = uniqueHandle('Gone_');
     const fan = await onboarded({ handle });
+    const live = await onboarded({ handle: uniqueHandle('Stay_') });
+    // An adjustment leaves a ledger entry and an audit row, so the deletion leaves a tombstone,
+    // and the audit log names it: an operator can learn the tombstone's id.
+    const reason = `Before leaving ${fan.subject}`;
+    const adjusted = await app.request('POST', `/api/admin/fans/${fan.userId}/adjustments`, {
+      token: await admin(),
+      body: { id: uniqueSubject('adj'), points: 5, reason },
+    });
+    expect(adjusted.status, adjusted.text).toBe(200);
     const deleted = await app.request('DELETE', '/api/user', { token: fan.token });
     expect(deleted.status, deleted.text).toBe(200);
-    expect(await find(fan.userId)).toEqual([]);
-    expect(await find(handle)).toEqual([]);
-    expect(await find(fan.subject)).toEqual([]);
-    const story = await get(`/api/admin/fans/${fan.userId}`);
-    expect(story.status).toBe(404);
-    expect(story.body.error.code).toBe('NOT_FOUND');
+    const audit = await get('/api/admin/audit?action=fan.adjust&limit=100');
+    expect(audit.status, audit.text).toBe(200);
+    const row = (
+      audit.body.data.entries as { targetKey: string; after: { reason?: string } }[]
+    ).find((entry) => entry.after.reason === reason);
+    const tombstoneId = row?.targetKey;
+    expect(tombstoneId).toBeDefined();
+    expect(tombstoneId).not.toBe(fan.userId);
+    const tombstone = await database.db
+      .selectFrom('users')
+      .select(['issuer', 'subject'])
+      .where('id', '=', tombstoneId!)
+      .executeTakeFirstOrThrow();
+    expect(tombstone.issuer).toBe(TOMBSTONE_ISSUER);
+
+    const trpc = app.trpc(await admin());
+    const searches: { query: string; issuer?: string }[] = [
+      { query: fan.userId },
+      { query: handle },
+      { query: `@${handle.toUpperCase()}` },
+      { query: handle.slice(0, -1) },
+      { query: fan.subject },
+      { query: tombstoneId! },
+      { query: tombstone.subject, issuer: TOMBSTONE_ISSUER },
+    ];
+    for (const search of searches) {
+      const extra = search.issuer ? `&issuer=${encodeURIComponent(search.issuer)}` : '';
+      const rest = (await find(search.query, extra)).filter((f) => f.id !== live.userId);
+      expect(rest, `REST ${search.query}`).toEqual([]);
+      const typed = await trpc.adminFindFans.query(search);
+      expect(typed.data.fans, `tRPC ${search.query}`).toEqual([]);
+    }
+    const missing = (id: string) => `No fan has the id "${id}"`;
+    for (const id of [fan.userId, tombstoneId!]) {
+      for (const path of [
+        `/api/admin/fans/${id}`,
+        `/api/admin/fans/${id}/points`,
+        `/api/admin/fans/${id}/events`,
+      ]) {
+        const response = await get(path);
+        expect(response.status, path).toBe(404);
+        expect(response.body, path).toEqual({
+          success: false,
+          error: { code: 'NOT_FOUND', message: missing(id) },
+        });
+      }
+      for (const read of [trpc.adminFan, trpc.adminFanPoints, trpc.adminFanEvents]) {
+        await expect(read.query({ userId: id })).rejects.toMatchObject({
+          message: missing(id),
+          data: { errorCode: 'NOT_FOUND', httpStatus: 404 },
+        });
+      }
+    }
+
+    // The same reads still find a live fan.
+    expect(await find(live.subject)).toEqual([
+      expect.objectContaining({ id: live.userId, matchedBy: ['subject'] }),
+    ]);
+    expect((await trpc.adminFindFans.query({ query: live.userId })).data.fans).toEqual([
+      expect.objectContaining({ id: live.userId, matchedBy: ['id'] }),
+    ]);
+    const story = await get(`/api/admin/fans/${live.userId}`);
+    expect(story.status, story.text).toBe(200);
+    expect((await trpc.adminFan.query({ userId: live.userId })).data.fan.id).toBe(live.userId);
   });
 
   it('refuses an empty or oversized query and a bad limit (400 naming the field)', async () => {
