@@ -12,13 +12,19 @@ import { sql, type Kysely } from 'kysely';
  * is vacuumed after 20,000 changed rows whatever its size instead of a fifth
  * of it (millions of rows on a large board); such a vacuum reads only the
  * pages written since the last one. An update of `n` is no longer HOT, which
- * the key's updates seldom were (full pages).
+ * the key's updates seldom were (full pages). The table is rewritten in key
+ * order (CLUSTER, as bench:seed and rebuildRankCounts write it): a scan that
+ * does visit the heap (cells written since the last vacuum, or every cell on
+ * a server without autovacuum) then reads a few pages per level's sum, not
+ * one per cell. CLUSTER holds an exclusive lock while it rewrites: seconds
+ * per million rows.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE UNIQUE INDEX rank_counts_cells
     ON rank_counts (board, team_key, level, points, bucket, shard) INCLUDE (n)`.execute(db);
   await sql`ALTER TABLE rank_counts DROP CONSTRAINT rank_counts_pkey,
     ADD CONSTRAINT rank_counts_pkey PRIMARY KEY USING INDEX rank_counts_cells`.execute(db);
+  await sql`CLUSTER rank_counts USING rank_counts_pkey`.execute(db);
   await sql`ALTER TABLE rank_counts SET (
     autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 20000,
     autovacuum_vacuum_insert_scale_factor = 0, autovacuum_vacuum_insert_threshold = 20000)`.execute(

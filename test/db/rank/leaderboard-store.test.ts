@@ -682,6 +682,17 @@ describe(`the rows a rank reads on ${testDbKind}`, () => {
     },
   );
 
+  it('rebuilt counts lie in the heap in key order, so the cells of one sum share pages', async () => {
+    const block = sql`(ctid::text::point)[0]`;
+    const { rows } = await sql<{ cells: string; outOfOrder: string }>`
+      SELECT count(*)::text AS cells, count(*) FILTER (WHERE blk < prev)::text AS "outOfOrder"
+      FROM (SELECT ${block} AS blk,
+                   lag(${block}) OVER (ORDER BY board, team_key, level, points, bucket, shard) AS prev
+            FROM rank_counts) t`.execute(own.db);
+    expect(Number(rows[0]!.cells)).toBeGreaterThan(30_000);
+    expect(rows[0]!.outOfOrder).toBe('0');
+  });
+
   it('a rank counted from a known one reads only the entries passed, and counts in full past 256', async () => {
     const { userId } = at.get('bottom')!;
     const stored = (
