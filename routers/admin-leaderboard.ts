@@ -10,8 +10,8 @@ import { LOOKUP_ERRORS, QUERY_ERRORS } from './operation-errors.js';
 import {
   ClosedSeasonSchema,
   LeaderboardPageSchema,
+  LeaderboardSeasonsInput,
   LeaderboardSeasonsSchema,
-  pageLimit,
   success,
 } from './schemas.js';
 
@@ -131,19 +131,8 @@ export const adminLeaderboardRouter = router({
         protect: true,
       },
     })
-    .input(
-      z
-        .strictObject({
-          period: z.enum(['week', 'month']).meta({ description: 'ISO weeks or UTC months' }),
-          limit: pageLimit,
-          cursor: z
-            .string()
-            .max(16)
-            .meta({ description: 'nextCursor of the previous page, unchanged' })
-            .optional(),
-        })
-        .meta({ id: 'AdminLeaderboardSeasonsInput' }),
-    )
+    // The fans' seasons input, as the fans' list takes it.
+    .input(LeaderboardSeasonsInput)
     .output(success(AdminLeaderboardSeasonsSchema))
     .query(async ({ ctx, input }) => {
       const open = seasonAt(input.period, ctx.deps.clock());

@@ -6138,11 +6138,11 @@ export interface operations {
     adminLeaderboardSeasons: {
         parameters: {
             query: {
-                /** @description ISO weeks or UTC months */
+                /** @description ISO weeks or UTC calendar months */
                 period: "week" | "month";
                 /** @description Entries per page, 1–100 (default 20) */
                 limit?: number;
-                /** @description nextCursor of the previous page, unchanged */
+                /** @description nextCursor of the previous page, unchanged; omit for the first page */
                 cursor?: string;
             };
             header?: never;
