@@ -239,15 +239,21 @@ function cellsOf(positions: RawBuilder<unknown>): RawBuilder<unknown> {
 }
 
 /**
- * Adds the cells of `positions` (cellsOf) to rank_counts: each key on a
- * random shard, in key order so two writers never wait on each other's rows
- * in opposite orders; a key whose −1 and +1 cancel writes nothing. The write
- * statement, the deletion and nothing else change counts this way.
+ * Adds the cells of `positions` (cellsOf) to rank_counts, in key order so two
+ * writers never wait on each other's rows in opposite orders; a key whose −1
+ * and +1 cancel writes nothing. Every cell of one statement goes to the same
+ * shard, drawn once per statement (an uncorrelated subquery: one InitPlan):
+ * two concurrent statements then share no count row unless they drew the
+ * same shard (1 in SHARDS), where a shard drawn per cell made two writes of
+ * a few dozen cells each at the same scores (every fan's first onboarding,
+ * the season boards' few distinct scores) share one almost surely, and each
+ * wait for the other's commit. The write statement, the deletion and nothing
+ * else change counts this way.
  */
 export function addCounts(positions: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`INSERT INTO rank_counts (board, team_key, level, points, bucket, shard, n)
     SELECT k.board, k.team_key, k.level, k.points, k.bucket,
-           floor(random() * ${sql.lit(SHARDS)})::smallint, k.n
+           (SELECT floor(random() * ${sql.lit(SHARDS)})::smallint), k.n
     FROM (${cellsOf(positions)}) AS k
     WHERE k.n <> 0
     ORDER BY k.board, k.team_key, k.level, k.points, k.bucket

@@ -88,6 +88,37 @@ describe(`team_key maintenance on ${testDbKind}`, () => {
   });
 });
 
+describe(`count cells' shards on ${testDbKind}`, () => {
+  it('every cell one write statement moves is on one shard, drawn anew for each statement', async () => {
+    // The last writer of each row (xmin) before: the cells these writes move get a new one.
+    const writersOf = async () =>
+      (
+        await sql<{ writer: string; shards: number }>`
+          SELECT xmin::text AS writer, count(DISTINCT shard)::int AS shards
+          FROM rank_counts GROUP BY xmin::text`.execute(db)
+      ).rows;
+    const before = new Set((await writersOf()).map((row) => row.writer));
+    for (let i = 0; i < 12; i += 1) {
+      const token = await app.token();
+      // A team of its own: each onboarding moves cells no other write touches.
+      const onboarded = await app.request('POST', '/api/user/profile', {
+        token,
+        body: { favoriteTeam: `Shard Town ${randomUUID()}` },
+      });
+      expect(onboarded.status).toBe(201);
+    }
+    const written = (await writersOf()).filter((row) => !before.has(row.writer));
+    expect(written.length).toBeGreaterThanOrEqual(12);
+    expect(written.every((row) => row.shards === 1)).toBe(true);
+    // Drawn per statement, not fixed: 12 statements on one shard is a 1 in 4^11 chance.
+    const drawn = await sql<{ shards: number }>`
+      SELECT count(DISTINCT shard)::int AS shards FROM rank_counts
+      WHERE xmin::text = ANY(${written.map((row) => row.writer)})`.execute(db);
+    expect(drawn.rows[0]!.shards).toBeGreaterThan(1);
+    expect(drawn.rows[0]!.shards).toBeLessThanOrEqual(SHARDS);
+  });
+});
+
 describe('the team_key migration', () => {
   let own: TestDatabase;
 
