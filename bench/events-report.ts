@@ -18,6 +18,10 @@ const TARGET_RATIO = 0.5;
 export async function report(samples: Sample[], fans: number, databaseUrl: string): Promise<void> {
   const db = adminDb(databaseUrl);
   const version = (await sql<{ version: string }>`SELECT version()`.execute(db)).rows[0]!.version;
+  // Without autovacuum (this machine's CI configuration) cells written since the last
+  // vacuum are read from the heap: the figures depend on it, so the report says which.
+  const autovacuum = (await sql<{ autovacuum: string }>`SHOW autovacuum`.execute(db)).rows[0]!
+    .autovacuum;
   const distinct = (
     await sql<{ n: string }>`SELECT count(DISTINCT points)::text AS n FROM leaderboard_entries
       WHERE board = 'all'`.execute(db)
@@ -53,7 +57,7 @@ export async function report(samples: Sample[], fans: number, databaseUrl: strin
   const command = `npm run bench:events -- ${process.argv.slice(2).join(' ')}`.trim();
   const text = [
     `${new Date().toISOString()} · \`${command}\` · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'}, ` +
-      `${Math.round(os.totalmem() / 2 ** 30)} GB · node ${process.version} · ${version.split(',')[0]}`,
+      `${Math.round(os.totalmem() / 2 ** 30)} GB · node ${process.version} · ${version.split(',')[0]} (autovacuum ${autovacuum})`,
     `${fans.toLocaleString('en')} fans (${Number(distinct).toLocaleString('en')} distinct scores), ` +
       `${settings.senders} senders × batches of ${settings.batch} (${settings.types.join(', ')}), ` +
       `${settings.rounds} round(s) × ${settings.duration} s after ${settings.warmup} s of warm-up; medians`,
