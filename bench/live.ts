@@ -64,16 +64,27 @@ import { updateProfile } from '../src/services/profile.js';
 import { UserStateCache } from '../src/services/state-cache.js';
 import { CatalogCache } from '../src/services/catalog.js';
 import { startIssuer } from './issuer.js';
+import { batchBody, postEvents } from './events-post.js';
 import {
   backgroundLoad,
   heapSizeLimit,
+  memory,
   openSocketStream,
   openStream,
   pool,
   type Stream,
 } from './live-clients.js';
 import { startLiveService, type LiveService } from './live-service.js';
-import { deliveries, runWrites, watching, type Watch, type WriteMode } from './live-writes.js';
+import {
+  BURST_BATCH,
+  burstDeliveries,
+  deliveries,
+  runBurst,
+  runWrites,
+  watching,
+  type Watch,
+  type WriteMode,
+} from './live-writes.js';
 import { startReceiver, webhookThroughput } from './live-webhooks.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -83,6 +94,8 @@ const heapMb = num('LIVE_BENCH_HEAP_MB', 128);
 const { values: flags } = parseArgs({
   options: {
     burst: { type: 'string' },
+    'burst-seconds': { type: 'string', default: '10' },
+    'burst-senders': { type: 'string', default: '4' },
     rate: { type: 'string' },
     instances: { type: 'string', default: '1' },
   },
@@ -95,11 +108,16 @@ const settings = {
   streams: env.LIVE_BENCH_STREAMS === undefined ? undefined : num('LIVE_BENCH_STREAMS', 0),
   /** Of those, leaderboardEvents streams (on 50 team boards); the rest are myEvents. */
   boardStreams: num('LIVE_BENCH_BOARD_STREAMS', 0),
-  perUser: num('LIVE_BENCH_STREAMS_PER_USER', 5),
+  /** A burst's fans have one stream each unless LIVE_BENCH_STREAMS_PER_USER says otherwise. */
+  perUser: num('LIVE_BENCH_STREAMS_PER_USER', burst === undefined ? 5 : 1),
   perAddress: 100,
   writes: burst ?? (env.LIVE_BENCH_WRITES === undefined ? undefined : num('LIVE_BENCH_WRITES', 0)),
   mode: (burst !== undefined
-    ? { kind: 'burst' }
+    ? {
+        kind: 'burst',
+        seconds: Number(flags['burst-seconds']),
+        senders: Number(flags['burst-senders']),
+      }
     : flags.rate !== undefined
       ? { kind: 'paced', rate: Number(flags.rate) }
       : { kind: 'closed', concurrency: num('LIVE_BENCH_CONCURRENCY', 10) }) as WriteMode,
@@ -127,7 +145,14 @@ async function main(): Promise<void> {
   const perInstance = Math.ceil(total / settings.instances);
   const boardStreams = Math.min(settings.boardStreams, total);
   const streams = total - boardStreams;
-  const users = Math.max(Math.ceil(streams / settings.perUser), settings.writes ?? 0);
+  const withStreams = Math.ceil(streams / settings.perUser);
+  if (settings.mode.kind === 'burst' && burst! > withStreams) {
+    throw new Error(
+      `--burst ${burst} needs as many fans with a myEvents stream; ${streams} streams at ` +
+        `${settings.perUser} per fan are ${withStreams} fans (LIVE_BENCH_STREAMS)`,
+    );
+  }
+  const users = Math.max(withStreams, settings.writes ?? 0);
   const dbName = `bench_live_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: settings.adminUrl });
   await admin.connect();
@@ -183,19 +208,35 @@ async function main(): Promise<void> {
     log(`onboarding ${users} users`);
     const fans = Array.from({ length: users }, (_, i) => ({
       index: i,
+      subject: `live-bench-${dbName}-${i}`,
       token: issuer.sign(`live-bench-${dbName}-${i}`),
       id: '',
+      eventId: settings.mode.kind === 'burst' ? `live-burst-${i}` : undefined,
       commitSentAt: 0,
       committedAt: 0,
     }));
-    await pool(fans, 20, async (fan) => {
-      const response = await fetch(`${serviceOf(fan.index).base}/api/user/profile`, {
+    const onboard = async (token: string, team: string, service: LiveService) => {
+      const response = await fetch(`${service.base}/api/user/profile`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${fan.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ favoriteTeam: `Team ${fan.index % 50}` }),
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ favoriteTeam: team }),
       });
       if (response.status !== 201) throw new Error(`onboarding answered ${response.status}`);
-      fan.id = ((await response.json()) as { data: { user: { id: string } } }).data.user.id;
+      return ((await response.json()) as { data: { user: { id: string } } }).data.user.id;
+    };
+    if (settings.mode.kind === 'burst') {
+      // More fans than a batch holds, ahead of every burst fan at the
+      // onboarding's points (they got there first) and never awarded: a burst
+      // fan's award lifts them above all of these, and at most a batch's other
+      // fans (awarded in the same statement) get ahead of them on the way, so
+      // every burst fan's global rank moves, a rank_changed for each.
+      const anchors = Array.from({ length: BURST_BATCH + 1 }, (_, i) => i);
+      await pool(anchors, 20, async (i) => {
+        await onboard(issuer.sign(`live-bench-${dbName}-anchor-${i}`), 'Anchors', first);
+      });
+    }
+    await pool(fans, 20, async (fan) => {
+      fan.id = await onboard(fan.token, `Team ${fan.index % 50}`, serviceOf(fan.index));
     });
 
     const heapIdle = await Promise.all(services.map((service) => service.heap()));
@@ -311,16 +352,41 @@ async function main(): Promise<void> {
       }
       fan.committedAt = performance.now();
     };
-    const run = await runWrites(writers, settings.mode, writeOne);
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const writing = new Set(writers);
+    const watched = watches.filter((watch) => writing.has(watch.writer));
+    let delivered;
+    if (settings.mode.kind === 'burst') {
+      // The match day: each fan's event through POST /api/events, the batches to the instances in turn.
+      const sender = issuer.signService('live-bench-sender', ['events:write']);
+      const mode = settings.mode;
+      const run = await runBurst(writers, mode, (events, k) => ({
+        instance: `instance ${k % services.length}`,
+        answer: postEvents(
+          services[k % services.length]!.base,
+          sender,
+          batchBody(events),
+          events.length,
+        ),
+      }));
+      // Until every fan had both messages (or 60 s more).
+      const until = performance.now() + 60_000;
+      while (
+        performance.now() < until &&
+        watched.some((watch) => watch.awardedAt === 0 || watch.rankAt === 0)
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      delivered = { burst: burstDeliveries(watched, run, mode) };
+    } else {
+      const run = await runWrites(writers, settings.mode, writeOne);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      delivered = {
+        commitToEventMs: deliveries(writers, watched, run),
+      };
+    }
     await background.stop();
     const underLoad = services.map((service) => service.memory());
-    const writing = new Set(writers);
-    const delivered = deliveries(
-      writers,
-      watches.filter((watch) => writing.has(watch.writer)),
-      run,
-    );
 
     const webhooks = await webhookThroughput(db, receiver, fans, settings.webhookEvents, log);
 
@@ -359,10 +425,13 @@ async function main(): Promise<void> {
           ((heapOpen[i]! - heapIdle[i]!) * services.length) / 1024 / Math.max(1, held),
         ),
       })),
-      commitToEventMs: delivered,
+      /** VmHWM of this process (the streams' readers, the writers). */
+      benchPeakRssMb: memory(process.pid).peakMb,
+      ...delivered,
       backgroundPatches: background.counts,
       webhooks,
       serviceAlive: services.every((service) => service.alive()),
+      serviceExits: services.map((service) => (service.alive() ? null : service.exit())),
     };
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     if (!summary.serviceAlive || !summary.streams.oneMoreRefused) process.exitCode = 1;
