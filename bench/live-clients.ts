@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request, type Agent, type ClientRequest } from 'node:http';
 import { WebSocket } from 'ws';
+import { errorText } from './events-post.js';
 
 export function quantile(sorted: number[], q: number): number {
   if (sorted.length === 0) return NaN;
@@ -102,7 +103,7 @@ export async function pool<T>(items: T[], concurrency: number, work: (item: T) =
 
 /** Sends `rps` PATCH requests per second that award nothing, until stopped; counts answers. */
 export function backgroundLoad(base: string, tokens: string[], rps: number) {
-  const counts = { sent: 0, ok: 0, failed: 0 };
+  const counts = { sent: 0, ok: 0, failed: 0, firstError: null as string | null };
   if (rps <= 0 || tokens.length === 0) return { counts, stop: async () => {} };
   const inFlight = new Set<Promise<void>>();
   const timer = setInterval(() => {
@@ -116,12 +117,13 @@ export function backgroundLoad(base: string, tokens: string[], rps: number) {
       .then((response) => {
         if (response.ok) counts.ok += 1;
         else counts.failed += 1;
-        return response.arrayBuffer();
+        return response.text();
       })
       .then(
         () => {},
-        () => {
+        (error: unknown) => {
           counts.failed += 1;
+          counts.firstError ??= errorText(error);
         },
       )
       .finally(() => inFlight.delete(done));

@@ -36,17 +36,34 @@
  * (one connection per stream, bench/live-clients.ts) instead of SSE.
  *
  * Modes (flags after `--`; bench/live-writes.ts):
- * - `--burst N`: N awarding writes (N users, at most one per identity) sent as
- *   fast as the database takes them; reports, besides the delays, the time
- *   from the first write until every writer's stream had its event (`drainMs`).
+ * - `--burst N` (the match day): N fans who each have a myEvents stream
+ *   (one stream per fan unless LIVE_BENCH_STREAMS_PER_USER says otherwise)
+ *   get one `prediction_correct` event each (25 points, no cap) through
+ *   `POST /api/events` with a service token holding `events:write`, as
+ *   batches of 100 paced evenly over `--burst-seconds` (10) by
+ *   `--burst-senders` (4) senders over HTTP, to the instances in turn
+ *   (bench/events-post.ts sends a batch, as bench:events does). 101 fans
+ *   onboarded first and never awarded stand ahead of them on the board, so
+ *   each award moves its fan's global rank. Each fan's stream times its
+ *   event's `points_awarded` and its global `rank_changed` from the batch's
+ *   HTTP answer; `burst` reports the time from the first send until every
+ *   fan had both (`drainMs`), the batches' answers and lateness, the events
+ *   recorded and the first error (with its instance), and the fans missing
+ *   either message, with one twice, or with ids out of order. No writes of
+ *   this process's own.
  * - `--rate R`: the writes started at R a second on schedule (open loop:
  *   a slow write delays none after it).
  * - `--instances 2`: two service processes on the database, each with half
  *   the streams (stream n on instance n mod 2, so a user's streams are on
  *   both) and its own limit; the writes go over HTTP (PATCH /api/user), to
- *   each instance in turn, and their delay counts from the HTTP answer.
- * Every mode checks that each writer's stream got the write's event once,
- * with ids in order (`missing`, `duplicated`, `outOfOrder`).
+ *   each instance in turn, and their delay counts from the HTTP answer. A
+ *   write that fails is counted (`failedWrites`) and the first says why
+ *   (the fetch error's causes) and to which instance, alive or not
+ *   (`firstFailure`); its stream's event is then missing.
+ * Closed and paced modes check that each writer's stream got the write's
+ * event once, with ids in order (`missing`, `duplicated`, `outOfOrder`).
+ * Peak RSS (VmHWM) is reported per service process (`rssMb[].peak`) and for
+ * this process (`benchPeakRssMb`).
  *
  * `serviceAlive` says whether the service was still up at the end (it must
  * be: a refusal, never a crash).
@@ -64,7 +81,7 @@ import { updateProfile } from '../src/services/profile.js';
 import { UserStateCache } from '../src/services/state-cache.js';
 import { CatalogCache } from '../src/services/catalog.js';
 import { startIssuer } from './issuer.js';
-import { batchBody, postEvents } from './events-post.js';
+import { batchBody, errorText, postEvents } from './events-post.js';
 import {
   backgroundLoad,
   heapSizeLimit,
@@ -321,17 +338,29 @@ async function main(): Promise<void> {
     );
     const catalog = new CatalogCache(db, { refreshMs: 60_000 });
     // rivalTeam completes name_rival: quest_completed, points_awarded, rank_changed.
+    // A write that failed (over HTTP: no answer, or not a 2xx) is counted and
+    // its stream's event missing; the first says why and to which instance.
+    const writeFailures = { count: 0, first: undefined as string | undefined };
     const writeOne = async (fan: (typeof fans)[number]) => {
       if (services.length > 1) {
         // Through an instance: its HTTP answer comes after the COMMIT.
+        const instance = fan.index % services.length;
         fan.commitSentAt = performance.now();
-        const response = await fetch(`${serviceOf(fan.index).base}/api/user`, {
-          method: 'PATCH',
-          headers: { authorization: `Bearer ${fan.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ rivalTeam: 'Rivals' }),
-        });
-        await response.arrayBuffer();
-        if (!response.ok) throw new Error(`an awarding write answered ${response.status}`);
+        try {
+          const response = await fetch(`${serviceOf(fan.index).base}/api/user`, {
+            method: 'PATCH',
+            headers: { authorization: `Bearer ${fan.token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ rivalTeam: 'Rivals' }),
+          });
+          const text = await response.text();
+          if (!response.ok) throw new Error(`answered ${response.status} ${text.slice(0, 300)}`);
+        } catch (error) {
+          writeFailures.count += 1;
+          writeFailures.first ??=
+            `write of fan ${fan.index} to instance ${instance} ` +
+            `(${serviceOf(fan.index).alive() ? 'alive' : serviceOf(fan.index).exit()}): ${errorText(error)}`;
+          return;
+        }
       } else {
         // The write's statement in a transaction of its own: its COMMIT is the next round trip.
         await db.transaction().execute(async (trx) => {
@@ -382,7 +411,11 @@ async function main(): Promise<void> {
       const run = await runWrites(writers, settings.mode, writeOne);
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       delivered = {
-        commitToEventMs: deliveries(writers, watched, run),
+        commitToEventMs: {
+          ...deliveries(writers, watched, run),
+          failedWrites: writeFailures.count,
+          firstFailure: writeFailures.first ?? null,
+        },
       };
     }
     await background.stop();
