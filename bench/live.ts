@@ -85,6 +85,7 @@ import { batchBody, errorText, postEvents } from './events-post.js';
 import {
   backgroundLoad,
   heapSizeLimit,
+  httpClient,
   memory,
   openSocketStream,
   openStream,
@@ -192,6 +193,8 @@ async function main(): Promise<void> {
   });
   const statements = new CompiledStatements(db, { naming: false });
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  // The writes over HTTP and the background PATCHes: a bounded pool per instance.
+  const http = httpClient();
   const closers: Array<() => void> = [];
   try {
     for (let i = 0; i < settings.instances; i += 1) {
@@ -335,6 +338,7 @@ async function main(): Promise<void> {
       first.base,
       fans.map((fan) => fan.token),
       settings.backgroundRps,
+      http.send,
     );
     const catalog = new CatalogCache(db, { refreshMs: 60_000 });
     // rivalTeam completes name_rival: quest_completed, points_awarded, rank_changed.
@@ -347,7 +351,7 @@ async function main(): Promise<void> {
         const instance = fan.index % services.length;
         fan.commitSentAt = performance.now();
         try {
-          const response = await fetch(`${serviceOf(fan.index).base}/api/user`, {
+          const response = await http.send(`${serviceOf(fan.index).base}/api/user`, {
             method: 'PATCH',
             headers: { authorization: `Bearer ${fan.token}`, 'content-type': 'application/json' },
             body: JSON.stringify({ rivalTeam: 'Rivals' }),
@@ -471,6 +475,7 @@ async function main(): Promise<void> {
   } finally {
     for (const close of closers) close();
     agent.destroy();
+    await http.close();
     for (const service of services) await service.stop();
     await db.destroy();
     await issuer.close();
