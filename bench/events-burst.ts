@@ -22,6 +22,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { batchBody, postEvents, type EventInput } from './events-post.js';
 import { CLIENT_ID, log, outDir, ROOT, run, settings, type Running } from './events-settings.js';
 
 const POLL_MS = 100;
@@ -32,14 +33,14 @@ function gcd(a: number, b: number): number {
   return b === 0 ? a : gcd(b, a % b);
 }
 
-/** The burst's batches as request bodies: event k names fan seed-(1 + (offset + k·stride) mod fans), all distinct. */
-function bodies(count: number, fans: number): string[] {
+/** The burst's batches: event k names fan seed-(1 + (offset + k·stride) mod fans), all distinct. */
+function batches(count: number, fans: number): EventInput[][] {
   let stride = 1 + Math.floor(Math.random() * fans);
   while (gcd(stride, fans) !== 1) stride += 1;
   const offset = Math.floor(Math.random() * fans);
-  const out: string[] = [];
+  const out: EventInput[][] = [];
   for (let start = 0; start < count; start += settings.batch) {
-    const events = [];
+    const events: EventInput[] = [];
     for (let k = start; k < Math.min(count, start + settings.batch); k += 1) {
       events.push({
         id: `${run}-burst-${k}`,
@@ -47,7 +48,7 @@ function bodies(count: number, fans: number): string[] {
         type: 'prediction_correct',
       });
     }
-    out.push(JSON.stringify({ events }));
+    out.push(events);
   }
   return out;
 }
@@ -59,7 +60,7 @@ export async function burst(
   databaseUrl: string,
 ): Promise<void> {
   const count = settings.burst!;
-  const pending = bodies(count, fans);
+  const pending = batches(count, fans);
   const outbox = new pg.Client({ connectionString: databaseUrl });
   await outbox.connect();
   try {
@@ -107,29 +108,20 @@ export async function burst(
     await Promise.all(
       Array.from({ length: settings.senders }, async () => {
         while (next < pending.length) {
-          const body = pending[next++]!;
-          const size = (JSON.parse(body) as { events: unknown[] }).events.length;
-          const sent = performance.now();
-          try {
-            const response = await fetch(`${service.url}/api/events`, {
-              method: 'POST',
-              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-              body,
-            });
-            const text = await response.text();
-            latencies.push(performance.now() - sent);
-            if (response.status !== 200)
-              throw new Error(`${response.status} ${text.slice(0, 300)}`);
-            for (const result of (JSON.parse(text) as { data: { results: any[] } }).data.results) {
-              if (result.status === 'recorded') recorded += 1;
-              else {
-                errors += 1;
-                firstError ??= JSON.stringify(result);
-              }
+          const events = pending[next++]!;
+          const answer = await postEvents(service.url, token, batchBody(events));
+          if (answer.ms !== undefined) latencies.push(answer.ms);
+          if (answer.error !== undefined) {
+            errors += events.length;
+            firstError ??= answer.error;
+            continue;
+          }
+          for (const result of answer.results) {
+            if (result.status === 'recorded') recorded += 1;
+            else {
+              errors += 1;
+              firstError ??= JSON.stringify(result);
             }
-          } catch (error) {
-            errors += size;
-            firstError ??= String(error);
           }
         }
       }),

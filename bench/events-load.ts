@@ -1,5 +1,6 @@
 /** The servers `npm run bench:events` starts and the senders that load them (bench/events.ts). */
 import { spawn } from 'node:child_process';
+import { batchBody, postEvents } from './events-post.js';
 import { benchServiceEnv, type BenchIssuer } from './issuer.js';
 import { postgresCpuSince, readCpuMs, readPostgresCpuMs, readRssMb } from './proc.js';
 import {
@@ -81,7 +82,7 @@ export function batchOf(prefix: string, fans: number): string {
       ...(type === 'article_read' && { value: 1 + Math.floor(Math.random() * 3) }),
     };
   });
-  return JSON.stringify({ events });
+  return batchBody(events);
 }
 
 /** `settings.senders` senders posting batches to `server` for `seconds`. */
@@ -113,32 +114,17 @@ export async function load(
     Array.from({ length: settings.senders }, async (_, sender) => {
       for (let n = 0; performance.now() < until; n += 1) {
         const body = batchOf(`${run}-${server.side}-${label}-${sender}-${n}`, fans);
-        const sent = performance.now();
-        try {
-          const response = await fetch(`${server.url}/api/events`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-            body,
-          });
-          const text = await response.text();
-          latencies.push(performance.now() - sent);
-          if (response.status !== 200) {
-            fail(settings.batch, `${response.status} ${text.slice(0, 300)}`);
-            continue;
-          }
-          const results = (JSON.parse(text) as { data: { results: any[] } }).data.results;
-          if (results.length !== settings.batch) {
-            fail(settings.batch, `${results.length} results for ${settings.batch} events`);
-            continue;
-          }
-          events += results.length;
-          for (const result of results) {
-            if (result.status === 'recorded') continue;
-            if (result.error?.code === 'CAP_REACHED') capped += 1;
-            else fail(1, JSON.stringify(result));
-          }
-        } catch (error) {
-          fail(settings.batch, String(error));
+        const answer = await postEvents(server.url, token, body, settings.batch);
+        if (answer.ms !== undefined) latencies.push(answer.ms);
+        if (answer.error !== undefined) {
+          fail(settings.batch, answer.error);
+          continue;
+        }
+        events += answer.results.length;
+        for (const result of answer.results) {
+          if (result.status === 'recorded') continue;
+          if (result.error?.code === 'CAP_REACHED') capped += 1;
+          else fail(1, JSON.stringify(result));
         }
       }
     }),

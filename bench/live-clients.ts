@@ -6,7 +6,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request, type Agent, type ClientRequest } from 'node:http';
+import { Agent as Dispatcher, fetch as clientFetch } from 'undici';
 import { WebSocket } from 'ws';
+import { errorText } from './events-post.js';
 
 export function quantile(sorted: number[], q: number): number {
   if (sorted.length === 0) return NaN;
@@ -100,15 +102,53 @@ export async function pool<T>(items: T[], concurrency: number, work: (item: T) =
   );
 }
 
+/** A request as the bench's HTTP client sends it, and what it reads of the answer. */
+export type HttpSend = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body: string },
+) => Promise<{ ok: boolean; status: number; text(): Promise<string> }>;
+
+/** Keep-alive connections the bench's HTTP client holds to each instance at most. */
+export const HTTP_CONNECTIONS = 32;
+
+/**
+ * The bench's HTTP client for what it sends the instances while the streams
+ * are open (the awarding writes of `--instances 2`, the background
+ * PATCHes): keep-alive connections, at most `connections` to each instance,
+ * requests beyond them waiting in this process for one. Unbounded (fetch's
+ * default), every request that finds each connection busy opens another: a
+ * paced run's writes outrunning the instances opened hundreds a second to
+ * services whose event loops were busy with their streams, their listen
+ * backlogs (511) overflowed, the kernel dropped the SYNs
+ * (`TcpExtListenOverflows`), and a connection whose SYN retransmissions
+ * outlasted the client's 10 s connect timeout failed the write with
+ * `fetch failed` (docs/PERFORMANCE.md, "Live streams and webhooks").
+ */
+export function httpClient(connections = HTTP_CONNECTIONS): {
+  send: HttpSend;
+  close(): Promise<void>;
+} {
+  const dispatcher = new Dispatcher({ connections });
+  return {
+    send: (url, init) => clientFetch(url, { ...init, dispatcher }),
+    close: () => dispatcher.close(),
+  };
+}
+
 /** Sends `rps` PATCH requests per second that award nothing, until stopped; counts answers. */
-export function backgroundLoad(base: string, tokens: string[], rps: number) {
-  const counts = { sent: 0, ok: 0, failed: 0 };
+export function backgroundLoad(
+  base: string,
+  tokens: string[],
+  rps: number,
+  send: HttpSend = fetch,
+) {
+  const counts = { sent: 0, ok: 0, failed: 0, firstError: null as string | null };
   if (rps <= 0 || tokens.length === 0) return { counts, stop: async () => {} };
   const inFlight = new Set<Promise<void>>();
   const timer = setInterval(() => {
     const token = tokens[counts.sent % tokens.length]!;
     counts.sent += 1;
-    const done: Promise<void> = fetch(`${base}/api/user`, {
+    const done: Promise<void> = send(`${base}/api/user`, {
       method: 'PATCH',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ location: `Town ${counts.sent % 97}` }),
@@ -116,12 +156,13 @@ export function backgroundLoad(base: string, tokens: string[], rps: number) {
       .then((response) => {
         if (response.ok) counts.ok += 1;
         else counts.failed += 1;
-        return response.arrayBuffer();
+        return response.text();
       })
       .then(
         () => {},
-        () => {
+        (error: unknown) => {
           counts.failed += 1;
+          counts.firstError ??= errorText(error);
         },
       )
       .finally(() => inFlight.delete(done));

@@ -21,7 +21,10 @@ export interface LiveService {
   heap(): Promise<number>;
   /** Writes a heap snapshot to `path`. */
   snapshot(path: string): Promise<void>;
+  /** Up: neither exited nor killed by a signal (an out-of-memory abort is SIGABRT, the kernel's OOM killer SIGKILL). */
   alive(): boolean;
+  /** How it ended (`exit code 1`, `signal SIGABRT`), once it has. */
+  exit(): string;
   stop(): Promise<void>;
 }
 
@@ -70,8 +73,12 @@ export async function startLiveService(options: {
       child.send(message as never);
     });
   const base = `http://127.0.0.1:${port}`;
+  // A process killed by a signal has no exit code, only a signal.
+  const ended = () => child.exitCode !== null || child.signalCode !== null;
+  const exit = () =>
+    child.signalCode !== null ? `signal ${child.signalCode}` : `exit code ${child.exitCode}`;
   for (let i = 0; ; i += 1) {
-    if (child.exitCode !== null) throw new Error('the service exited');
+    if (ended()) throw new Error(`the service ended (${exit()})`);
     if (
       await fetch(`${base}/readyz`).then(
         (r) => r.ok,
@@ -90,9 +97,10 @@ export async function startLiveService(options: {
     snapshot: async (path) => {
       await ask({ snapshot: path });
     },
-    alive: () => child.exitCode === null,
+    alive: () => !ended(),
+    exit: () => (ended() ? exit() : 'running'),
     stop: async () => {
-      if (child.exitCode !== null) return;
+      if (ended()) return;
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
     },

@@ -36,17 +36,34 @@
  * (one connection per stream, bench/live-clients.ts) instead of SSE.
  *
  * Modes (flags after `--`; bench/live-writes.ts):
- * - `--burst N`: N awarding writes (N users, at most one per identity) sent as
- *   fast as the database takes them; reports, besides the delays, the time
- *   from the first write until every writer's stream had its event (`drainMs`).
+ * - `--burst N` (the match day): N fans who each have a myEvents stream
+ *   (one stream per fan unless LIVE_BENCH_STREAMS_PER_USER says otherwise)
+ *   get one `prediction_correct` event each (25 points, no cap) through
+ *   `POST /api/events` with a service token holding `events:write`, as
+ *   batches of 100 paced evenly over `--burst-seconds` (10) by
+ *   `--burst-senders` (4) senders over HTTP, to the instances in turn
+ *   (bench/events-post.ts sends a batch, as bench:events does). 101 fans
+ *   onboarded first and never awarded stand ahead of them on the board, so
+ *   each award moves its fan's global rank. Each fan's stream times its
+ *   event's `points_awarded` and its global `rank_changed` from the batch's
+ *   HTTP answer; `burst` reports the time from the first send until every
+ *   fan had both (`drainMs`), the batches' answers and lateness, the events
+ *   recorded and the first error (with its instance), and the fans missing
+ *   either message, with one twice, or with ids out of order. No writes of
+ *   this process's own.
  * - `--rate R`: the writes started at R a second on schedule (open loop:
  *   a slow write delays none after it).
  * - `--instances 2`: two service processes on the database, each with half
  *   the streams (stream n on instance n mod 2, so a user's streams are on
  *   both) and its own limit; the writes go over HTTP (PATCH /api/user), to
- *   each instance in turn, and their delay counts from the HTTP answer.
- * Every mode checks that each writer's stream got the write's event once,
- * with ids in order (`missing`, `duplicated`, `outOfOrder`).
+ *   each instance in turn, and their delay counts from the HTTP answer. A
+ *   write that fails is counted (`failedWrites`) and the first says why
+ *   (the fetch error's causes) and to which instance, alive or not
+ *   (`firstFailure`); its stream's event is then missing.
+ * Closed and paced modes check that each writer's stream got the write's
+ * event once, with ids in order (`missing`, `duplicated`, `outOfOrder`).
+ * Peak RSS (VmHWM) is reported per service process (`rssMb[].peak`) and for
+ * this process (`benchPeakRssMb`).
  *
  * `serviceAlive` says whether the service was still up at the end (it must
  * be: a refusal, never a crash).
@@ -64,16 +81,28 @@ import { updateProfile } from '../src/services/profile.js';
 import { UserStateCache } from '../src/services/state-cache.js';
 import { CatalogCache } from '../src/services/catalog.js';
 import { startIssuer } from './issuer.js';
+import { batchBody, errorText, postEvents } from './events-post.js';
 import {
   backgroundLoad,
   heapSizeLimit,
+  httpClient,
+  memory,
   openSocketStream,
   openStream,
   pool,
   type Stream,
 } from './live-clients.js';
 import { startLiveService, type LiveService } from './live-service.js';
-import { deliveries, runWrites, watching, type Watch, type WriteMode } from './live-writes.js';
+import {
+  BURST_BATCH,
+  burstDeliveries,
+  deliveries,
+  runBurst,
+  runWrites,
+  watching,
+  type Watch,
+  type WriteMode,
+} from './live-writes.js';
 import { startReceiver, webhookThroughput } from './live-webhooks.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -83,6 +112,8 @@ const heapMb = num('LIVE_BENCH_HEAP_MB', 128);
 const { values: flags } = parseArgs({
   options: {
     burst: { type: 'string' },
+    'burst-seconds': { type: 'string', default: '10' },
+    'burst-senders': { type: 'string', default: '4' },
     rate: { type: 'string' },
     instances: { type: 'string', default: '1' },
   },
@@ -95,11 +126,16 @@ const settings = {
   streams: env.LIVE_BENCH_STREAMS === undefined ? undefined : num('LIVE_BENCH_STREAMS', 0),
   /** Of those, leaderboardEvents streams (on 50 team boards); the rest are myEvents. */
   boardStreams: num('LIVE_BENCH_BOARD_STREAMS', 0),
-  perUser: num('LIVE_BENCH_STREAMS_PER_USER', 5),
+  /** A burst's fans have one stream each unless LIVE_BENCH_STREAMS_PER_USER says otherwise. */
+  perUser: num('LIVE_BENCH_STREAMS_PER_USER', burst === undefined ? 5 : 1),
   perAddress: 100,
   writes: burst ?? (env.LIVE_BENCH_WRITES === undefined ? undefined : num('LIVE_BENCH_WRITES', 0)),
   mode: (burst !== undefined
-    ? { kind: 'burst' }
+    ? {
+        kind: 'burst',
+        seconds: Number(flags['burst-seconds']),
+        senders: Number(flags['burst-senders']),
+      }
     : flags.rate !== undefined
       ? { kind: 'paced', rate: Number(flags.rate) }
       : { kind: 'closed', concurrency: num('LIVE_BENCH_CONCURRENCY', 10) }) as WriteMode,
@@ -127,7 +163,14 @@ async function main(): Promise<void> {
   const perInstance = Math.ceil(total / settings.instances);
   const boardStreams = Math.min(settings.boardStreams, total);
   const streams = total - boardStreams;
-  const users = Math.max(Math.ceil(streams / settings.perUser), settings.writes ?? 0);
+  const withStreams = Math.ceil(streams / settings.perUser);
+  if (settings.mode.kind === 'burst' && burst! > withStreams) {
+    throw new Error(
+      `--burst ${burst} needs as many fans with a myEvents stream; ${streams} streams at ` +
+        `${settings.perUser} per fan are ${withStreams} fans (LIVE_BENCH_STREAMS)`,
+    );
+  }
+  const users = Math.max(withStreams, settings.writes ?? 0);
   const dbName = `bench_live_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: settings.adminUrl });
   await admin.connect();
@@ -150,6 +193,8 @@ async function main(): Promise<void> {
   });
   const statements = new CompiledStatements(db, { naming: false });
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  // The writes over HTTP and the background PATCHes: a bounded pool per instance.
+  const http = httpClient();
   const closers: Array<() => void> = [];
   try {
     for (let i = 0; i < settings.instances; i += 1) {
@@ -183,19 +228,35 @@ async function main(): Promise<void> {
     log(`onboarding ${users} users`);
     const fans = Array.from({ length: users }, (_, i) => ({
       index: i,
+      subject: `live-bench-${dbName}-${i}`,
       token: issuer.sign(`live-bench-${dbName}-${i}`),
       id: '',
+      eventId: settings.mode.kind === 'burst' ? `live-burst-${i}` : undefined,
       commitSentAt: 0,
       committedAt: 0,
     }));
-    await pool(fans, 20, async (fan) => {
-      const response = await fetch(`${serviceOf(fan.index).base}/api/user/profile`, {
+    const onboard = async (token: string, team: string, service: LiveService) => {
+      const response = await fetch(`${service.base}/api/user/profile`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${fan.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ favoriteTeam: `Team ${fan.index % 50}` }),
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ favoriteTeam: team }),
       });
       if (response.status !== 201) throw new Error(`onboarding answered ${response.status}`);
-      fan.id = ((await response.json()) as { data: { user: { id: string } } }).data.user.id;
+      return ((await response.json()) as { data: { user: { id: string } } }).data.user.id;
+    };
+    if (settings.mode.kind === 'burst') {
+      // More fans than a batch holds, ahead of every burst fan at the
+      // onboarding's points (they got there first) and never awarded: a burst
+      // fan's award lifts them above all of these, and at most a batch's other
+      // fans (awarded in the same statement) get ahead of them on the way, so
+      // every burst fan's global rank moves, a rank_changed for each.
+      const anchors = Array.from({ length: BURST_BATCH + 1 }, (_, i) => i);
+      await pool(anchors, 20, async (i) => {
+        await onboard(issuer.sign(`live-bench-${dbName}-anchor-${i}`), 'Anchors', first);
+      });
+    }
+    await pool(fans, 20, async (fan) => {
+      fan.id = await onboard(fan.token, `Team ${fan.index % 50}`, serviceOf(fan.index));
     });
 
     const heapIdle = await Promise.all(services.map((service) => service.heap()));
@@ -277,20 +338,33 @@ async function main(): Promise<void> {
       first.base,
       fans.map((fan) => fan.token),
       settings.backgroundRps,
+      http.send,
     );
     const catalog = new CatalogCache(db, { refreshMs: 60_000 });
     // rivalTeam completes name_rival: quest_completed, points_awarded, rank_changed.
+    // A write that failed (over HTTP: no answer, or not a 2xx) is counted and
+    // its stream's event missing; the first says why and to which instance.
+    const writeFailures = { count: 0, first: undefined as string | undefined };
     const writeOne = async (fan: (typeof fans)[number]) => {
       if (services.length > 1) {
         // Through an instance: its HTTP answer comes after the COMMIT.
+        const instance = fan.index % services.length;
         fan.commitSentAt = performance.now();
-        const response = await fetch(`${serviceOf(fan.index).base}/api/user`, {
-          method: 'PATCH',
-          headers: { authorization: `Bearer ${fan.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ rivalTeam: 'Rivals' }),
-        });
-        await response.arrayBuffer();
-        if (!response.ok) throw new Error(`an awarding write answered ${response.status}`);
+        try {
+          const response = await http.send(`${serviceOf(fan.index).base}/api/user`, {
+            method: 'PATCH',
+            headers: { authorization: `Bearer ${fan.token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ rivalTeam: 'Rivals' }),
+          });
+          const text = await response.text();
+          if (!response.ok) throw new Error(`answered ${response.status} ${text.slice(0, 300)}`);
+        } catch (error) {
+          writeFailures.count += 1;
+          writeFailures.first ??=
+            `write of fan ${fan.index} to instance ${instance} ` +
+            `(${serviceOf(fan.index).alive() ? 'alive' : serviceOf(fan.index).exit()}): ${errorText(error)}`;
+          return;
+        }
       } else {
         // The write's statement in a transaction of its own: its COMMIT is the next round trip.
         await db.transaction().execute(async (trx) => {
@@ -311,16 +385,45 @@ async function main(): Promise<void> {
       }
       fan.committedAt = performance.now();
     };
-    const run = await runWrites(writers, settings.mode, writeOne);
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const writing = new Set(writers);
+    const watched = watches.filter((watch) => writing.has(watch.writer));
+    let delivered;
+    if (settings.mode.kind === 'burst') {
+      // The match day: each fan's event through POST /api/events, the batches to the instances in turn.
+      const sender = issuer.signService('live-bench-sender', ['events:write']);
+      const mode = settings.mode;
+      const run = await runBurst(writers, mode, (events, k) => ({
+        instance: `instance ${k % services.length}`,
+        answer: postEvents(
+          services[k % services.length]!.base,
+          sender,
+          batchBody(events),
+          events.length,
+        ),
+      }));
+      // Until every fan had both messages (or 60 s more).
+      const until = performance.now() + 60_000;
+      while (
+        performance.now() < until &&
+        watched.some((watch) => watch.awardedAt === 0 || watch.rankAt === 0)
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      delivered = { burst: burstDeliveries(watched, run, mode) };
+    } else {
+      const run = await runWrites(writers, settings.mode, writeOne);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      delivered = {
+        commitToEventMs: {
+          ...deliveries(writers, watched, run),
+          failedWrites: writeFailures.count,
+          firstFailure: writeFailures.first ?? null,
+        },
+      };
+    }
     await background.stop();
     const underLoad = services.map((service) => service.memory());
-    const writing = new Set(writers);
-    const delivered = deliveries(
-      writers,
-      watches.filter((watch) => writing.has(watch.writer)),
-      run,
-    );
 
     const webhooks = await webhookThroughput(db, receiver, fans, settings.webhookEvents, log);
 
@@ -359,16 +462,20 @@ async function main(): Promise<void> {
           ((heapOpen[i]! - heapIdle[i]!) * services.length) / 1024 / Math.max(1, held),
         ),
       })),
-      commitToEventMs: delivered,
+      /** VmHWM of this process (the streams' readers, the writers). */
+      benchPeakRssMb: memory(process.pid).peakMb,
+      ...delivered,
       backgroundPatches: background.counts,
       webhooks,
       serviceAlive: services.every((service) => service.alive()),
+      serviceExits: services.map((service) => (service.alive() ? null : service.exit())),
     };
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     if (!summary.serviceAlive || !summary.streams.oneMoreRefused) process.exitCode = 1;
   } finally {
     for (const close of closers) close();
     agent.destroy();
+    await http.close();
     for (const service of services) await service.stop();
     await db.destroy();
     await issuer.close();
