@@ -71,7 +71,6 @@
 import { spawnSync } from 'node:child_process';
 import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../db/schema.js';
@@ -82,72 +81,14 @@ import { UserStateCache } from '../src/services/state-cache.js';
 import { CatalogCache } from '../src/services/catalog.js';
 import { startIssuer } from './issuer.js';
 import { batchBody, errorText, postEvents } from './events-post.js';
-import {
-  backgroundLoad,
-  heapSizeLimit,
-  httpClient,
-  memory,
-  openSocketStream,
-  openStream,
-  pool,
-  type Stream,
-} from './live-clients.js';
+import { backgroundLoad, heapSizeLimit, httpClient, memory, pool } from './live-clients.js';
 import { startLiveService, type LiveService } from './live-service.js';
-import {
-  BURST_BATCH,
-  burstDeliveries,
-  deliveries,
-  runBurst,
-  runWrites,
-  watching,
-  type Watch,
-  type WriteMode,
-} from './live-writes.js';
+import { burst, settings } from './live-settings.js';
+import { openStreams } from './live-streams.js';
+import { BURST_BATCH, burstDeliveries, deliveries, runBurst, runWrites } from './live-writes.js';
 import { startReceiver, webhookThroughput } from './live-webhooks.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const env = process.env;
-const num = (name: string, fallback: number) => Number(env[name] ?? fallback);
-const heapMb = num('LIVE_BENCH_HEAP_MB', 128);
-const { values: flags } = parseArgs({
-  options: {
-    burst: { type: 'string' },
-    'burst-seconds': { type: 'string', default: '10' },
-    'burst-senders': { type: 'string', default: '4' },
-    rate: { type: 'string' },
-    instances: { type: 'string', default: '1' },
-  },
-});
-const burst = flags.burst === undefined ? undefined : Number(flags.burst);
-const settings = {
-  adminUrl: env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-  heapMb,
-  /** Unset: the service's default limit for that heap, which the bench fills on each instance. */
-  streams: env.LIVE_BENCH_STREAMS === undefined ? undefined : num('LIVE_BENCH_STREAMS', 0),
-  /** Of those, leaderboardEvents streams (on 50 team boards); the rest are myEvents. */
-  boardStreams: num('LIVE_BENCH_BOARD_STREAMS', 0),
-  /** A burst's fans have one stream each unless LIVE_BENCH_STREAMS_PER_USER says otherwise. */
-  perUser: num('LIVE_BENCH_STREAMS_PER_USER', burst === undefined ? 5 : 1),
-  perAddress: 100,
-  writes: burst ?? (env.LIVE_BENCH_WRITES === undefined ? undefined : num('LIVE_BENCH_WRITES', 0)),
-  mode: (burst !== undefined
-    ? {
-        kind: 'burst',
-        seconds: Number(flags['burst-seconds']),
-        senders: Number(flags['burst-senders']),
-      }
-    : flags.rate !== undefined
-      ? { kind: 'paced', rate: Number(flags.rate) }
-      : { kind: 'closed', concurrency: num('LIVE_BENCH_CONCURRENCY', 10) }) as WriteMode,
-  instances: Number(flags.instances),
-  backgroundRps: num('LIVE_BENCH_BACKGROUND_RPS', 50),
-  webhookEvents: num('LIVE_BENCH_WEBHOOK_EVENTS', 10_000),
-  /** `sse` (tRPC's SSE, a request per stream) or `ws` (tRPC's WebSocket, a connection per stream). */
-  transport: env.LIVE_BENCH_TRANSPORT === 'ws' ? ('ws' as const) : ('sse' as const),
-  /** A directory: the service writes heap snapshots there, before and with the streams open. */
-  snapshots: env.LIVE_BENCH_HEAP_SNAPSHOTS,
-};
-
 const log = (message: string) => process.stderr.write(`[bench:live] ${message}\n`);
 
 async function main(): Promise<void> {
@@ -265,65 +206,16 @@ async function main(): Promise<void> {
       `opening ${streams} myEvents and ${boardStreams} leaderboardEvents streams, ` +
         `${settings.perUser} per user, on ${services.length} instance(s)`,
     );
-    const slots = Array.from({ length: streams }, (_, n) => n);
-    const address = (n: number) =>
-      `127.${1 + Math.floor(n / settings.perAddress / 62_500)}.${Math.floor(n / settings.perAddress / 250) % 250}.${2 + (Math.floor(n / settings.perAddress) % 250)}`;
-    /** A stream over the transport the run measures (`procedure` with `input`), on `service`. */
-    const openOne = (
-      service: LiveService,
-      token: string,
-      from: string,
-      onEvent: (data: string) => void,
-      procedure = 'myEvents',
-      input?: unknown,
-    ): Promise<Stream> =>
-      settings.transport === 'ws'
-        ? openSocketStream(service.base, token, from, onEvent, procedure, input)
-        : openStream(
-            service.base,
-            token,
-            from,
-            agent,
-            onEvent,
-            input === undefined
-              ? procedure
-              : `${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`,
-          );
-    const watches: Watch<(typeof fans)[number]>[] = [];
-    await pool(slots, 50, async (n) => {
-      const { watch, onEvent } = watching(fans[Math.floor(n / settings.perUser)]!);
-      watches.push(watch);
-      const stream = await openOne(serviceOf(n), watch.writer.token, address(n), onEvent);
-      if (stream.retryAfter !== undefined) throw new Error(`stream ${n} was refused`);
-      closers.push(stream.close);
+    const { watches, boardUpdates, beyond } = await openStreams({
+      services,
+      agent,
+      issuer,
+      dbName,
+      fans,
+      streams,
+      boardStreams,
+      closers,
     });
-    // Leaderboard streams: identities of their own (the per-user limit), after the myEvents addresses.
-    const boardSlots = Array.from({ length: boardStreams }, (_, n) => n);
-    const boardTokens = Array.from({ length: Math.ceil(boardStreams / settings.perUser) }, (_, i) =>
-      issuer.sign(`live-bench-${dbName}-board-${i}`),
-    );
-    let boardUpdates = 0;
-    await pool(boardSlots, 50, async (n) => {
-      const stream = await openOne(
-        serviceOf(streams + n),
-        boardTokens[Math.floor(n / settings.perUser)]!,
-        address(streams + settings.perAddress + n),
-        () => (boardUpdates += 1),
-        'leaderboardEvents',
-        { team: `Team ${n % 50}`, top: 10 },
-      );
-      if (stream.retryAfter !== undefined) throw new Error(`board stream ${n} was refused`);
-      closers.push(stream.close);
-    });
-    // One more than the limit (of the first instance, which holds its share): refused, with Retry-After, not a crash.
-    const extra = issuer.sign(`live-bench-${dbName}-extra`);
-    const beyond = await openOne(
-      first,
-      extra,
-      address(streams + boardStreams + 2 * settings.perAddress),
-      () => {},
-    );
-    beyond.close();
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const open = services.map((service) => service.memory());
     const heapOpen = await Promise.all(services.map((service) => service.heap()));
@@ -438,7 +330,7 @@ async function main(): Promise<void> {
         held,
         myEvents: streams,
         leaderboardEvents: boardStreams,
-        leaderboardUpdates: boardUpdates,
+        leaderboardUpdates: boardUpdates(),
         perUser: settings.perUser,
         limit:
           settings.streams === undefined ? 'default (what the heap holds)' : 'LIVE_MAX_STREAMS',

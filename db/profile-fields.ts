@@ -3,7 +3,7 @@
  * kind of rule it follows and its description. Everything else is derived
  * from this table: the row types (db/schema.ts), the write's column lists
  * (db/queries/user-write/), the input rules (src/domain/profile.ts, which
- * implements each rule kind), the zod schemas of routers/schemas.ts and so
+ * implements each rule kind), the zod schemas of routers/profile-schemas.ts and so
  * openapi.json, where the descriptions and limits appear.
  *
  * Limits count Unicode code points after NFC and trimming

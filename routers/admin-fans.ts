@@ -15,13 +15,9 @@ import {
 import { router, serviceProcedure } from '../src/trpc/init.js';
 import { ok, toLedgerEntry, toQuestProgress, toStreak } from './dto.js';
 import { LOOKUP_ERRORS, QUERY_ERRORS } from './operation-errors.js';
-import {
-  CompletedQuestSchema,
-  LedgerEntrySchema,
-  QuestProgressSchema,
-  StreakSchema,
-  success,
-} from './schemas.js';
+import { CompletedQuestSchema } from './event-schemas.js';
+import { LedgerEntrySchema, QuestProgressSchema, StreakSchema } from './points-schemas.js';
+import { success } from './schemas.js';
 
 /**
  * Finding a fan and reading their whole story, for service tokens with the

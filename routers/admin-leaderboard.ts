@@ -12,8 +12,8 @@ import {
   LeaderboardPageSchema,
   LeaderboardSeasonsInput,
   LeaderboardSeasonsSchema,
-  success,
-} from './schemas.js';
+} from './leaderboard-schemas.js';
+import { success } from './schemas.js';
 
 /**
  * The boards as the fans see them, for service tokens with the `admin` scope (the console's

@@ -5,7 +5,8 @@ import { freeText } from '../src/domain/text.js';
 import { router, serviceProcedure } from '../src/trpc/init.js';
 import { ok } from './dto.js';
 import { QUERY_ERRORS, WRITE_ERRORS } from './operation-errors.js';
-import { ReversalSchema, success } from './schemas.js';
+import { ReversalSchema } from './event-schemas.js';
+import { success } from './schemas.js';
 
 /**
  * Running the game: service tokens with the `admin` scope (docs/CATALOG.md, "Admin API");

@@ -13,20 +13,20 @@ import type { Season, SeasonPeriod } from '../src/domain/seasons.js';
 import type { Page } from '../src/services/page.js';
 import type { QuestProgressView, QuestSyncResult } from '../src/services/profile.js';
 import type {
-  AccountExportSchema,
   LeaderboardAroundMeSchema,
   LeaderboardEntrySchema,
   LeaderboardPageSchema,
   LeaderboardSeasonsSchema,
+} from './leaderboard-schemas.js';
+import type {
   PointsHistoryPageSchema,
   LedgerEntrySchema,
   QuestListSchema,
   QuestProgressSchema,
   QuestSyncSchema,
   StreakSchema,
-  UpdatedProfileSchema,
-  UserSchema,
-} from './schemas.js';
+} from './points-schemas.js';
+import type { AccountExportSchema, UpdatedProfileSchema, UserSchema } from './profile-schemas.js';
 
 /** Rows → response shapes. The only place that knows both sides. */
 

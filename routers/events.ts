@@ -7,8 +7,8 @@ import {
   RecordEventsSchema,
   ReversalSchema,
   ReverseEventInput,
-  success,
-} from './schemas.js';
+} from './event-schemas.js';
+import { success } from './schemas.js';
 import { WRITE_ERRORS } from './operation-errors.js';
 
 /** Points from activity: other services of the fan app record events (docs/ACTIVITY.md). */

@@ -16,8 +16,8 @@ import {
   LeaderboardPageSchema,
   LeaderboardSeasonsInput,
   LeaderboardSeasonsSchema,
-  success,
-} from './schemas.js';
+} from './leaderboard-schemas.js';
+import { success } from './schemas.js';
 
 /**
  * A board's page as GET /api/leaderboard reads it (a shared read, the

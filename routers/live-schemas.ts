@@ -2,7 +2,8 @@ import { isTrackedEnvelope, tracked, type TrackedEnvelope } from '@trpc/server';
 import { z } from 'zod';
 import { pgPositiveInt8Text } from '../src/domain/pg-range.js';
 import { teamFilterSchema } from '../src/domain/profile.js';
-import { CreditSourceSchema, LeaderboardEntrySchema, QuestProgressSchema } from './schemas.js';
+import { LeaderboardEntrySchema } from './leaderboard-schemas.js';
+import { CreditSourceSchema, QuestProgressSchema } from './points-schemas.js';
 
 /**
  * Schemas of the live subscriptions and webhooks (docs/LIVE.md).

@@ -18,18 +18,16 @@ import {
   toUpdatedProfile,
   toUser,
 } from './dto.js';
+import { PointsHistoryInput, PointsHistoryPageSchema, QuestListSchema } from './points-schemas.js';
 import {
   AccountDeletionSchema,
   AccountExportSchema,
   OnboardingSchema,
   OnboardProfileInput,
-  PointsHistoryInput,
-  PointsHistoryPageSchema,
-  QuestListSchema,
   UpdateUserInput,
   UserSchema,
-  success,
-} from './schemas.js';
+} from './profile-schemas.js';
+import { success } from './schemas.js';
 import { QUERY_ERRORS, READ_ERRORS, WRITE_ERRORS } from './operation-errors.js';
 
 export const userRouter = router({

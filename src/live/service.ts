@@ -1,6 +1,6 @@
 import type { DatabaseHandle } from '../../db/database.js';
 import { pruneEvents } from '../../db/queries/events.js';
-import { syncConfigEndpoint } from '../../db/queries/webhooks.js';
+import { syncConfigEndpoint } from '../../db/queries/webhook-endpoints.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { getHeapStatistics } from 'node:v8';

@@ -2,14 +2,14 @@ import { SpanKind } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { fetch, type Agent } from 'undici';
+import { deliveringEndpointIds } from '../../db/queries/webhook-endpoints.js';
 import {
   claimDeliveries,
-  deliveringEndpointIds,
   fanOutEvents,
   oldestUndeliveredAge,
   recordDeliveryAttempt,
   type ClaimedDelivery,
-} from '../../db/queries/webhooks.js';
+} from '../../db/queries/webhook-queue.js';
 import type { Database } from '../../db/schema.js';
 import type { Logger } from '../logger.js';
 import { metrics } from '../metrics.js';

@@ -6,7 +6,7 @@ import {
   eventBuckets,
   type DeliveryHealth,
 } from '../../db/queries/overview.js';
-import { oldestUndeliveredAge } from '../../db/queries/webhooks.js';
+import { oldestUndeliveredAge } from '../../db/queries/webhook-queue.js';
 import type { Database } from '../../db/schema.js';
 import {
   alignBuckets,

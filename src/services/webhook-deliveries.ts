@@ -12,7 +12,11 @@ import {
   requeueDelivery,
   type DeliveryOutcome,
 } from '../../db/queries/webhook-log.js';
-import { findEndpoint, lockEndpoint, type WebhookEndpoint } from '../../db/queries/webhooks.js';
+import {
+  findEndpoint,
+  lockEndpoint,
+  type WebhookEndpoint,
+} from '../../db/queries/webhook-endpoints.js';
 import type { Database, WebhookDeliveryRow } from '../../db/schema.js';
 import { AppError } from '../app-error.js';
 import { DELIVERY_TIMEOUT_MS, postDelivery } from '../live/webhooks.js';

@@ -9,7 +9,7 @@ import {
   rotateEndpointSecret,
   updateEndpoint,
   type WebhookEndpoint,
-} from '../../db/queries/webhooks.js';
+} from '../../db/queries/webhook-endpoints.js';
 import type { Database } from '../../db/schema.js';
 import type { Kysely } from 'kysely';
 import { AppError, validationError } from '../app-error.js';

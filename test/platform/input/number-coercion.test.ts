@@ -1,6 +1,7 @@
 import { TRPCClientError } from '@trpc/client';
 import { describe, expect, it } from 'vitest';
-import { PointsHistoryInput, RecordEventsInput } from '../../../routers/schemas.js';
+import { RecordEventsInput } from '../../../routers/event-schemas.js';
+import { PointsHistoryInput } from '../../../routers/points-schemas.js';
 import { uniqueSubject, useTestApp } from '../../helpers/test-app.js';
 
 /**
