@@ -35,7 +35,7 @@ module.exports = {
       severity: 'error',
       comment: 'Domain rules and services know nothing of HTTP, tRPC or the app.',
       from: { path: '^src/(domain|services)/' },
-      to: { path: '^src/(http|trpc)/|^src/(app|server|openapi)\\.ts$' },
+      to: { path: '^src/(http|trpc)/|^src/(app|server|openapi[-a-z]*)\\.ts$' },
     },
     {
       name: 'no-trpc-internals',

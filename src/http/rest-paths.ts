@@ -1,5 +1,5 @@
 import { getPathRegExp, normalizePath, type OpenAPIObject } from 'trpc-to-openapi';
-import { HTTP_METHODS } from '../openapi.js';
+import { HTTP_METHODS } from '../openapi-operations.js';
 
 /** One path of the OpenAPI document: the methods it documents and their operationIds. */
 export interface RestPath {

@@ -3,7 +3,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import { OPENAPI_PATH } from '../../scripts/openapi.js';
-import { listOperations } from '../../src/openapi.js';
+import { listOperations } from '../../src/openapi-operations.js';
 
 /** What the checker concluded about one response. */
 export type Conformance =

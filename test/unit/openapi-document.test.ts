@@ -4,13 +4,9 @@ import type { OpenAPIObject } from 'trpc-to-openapi';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { OPENAPI_PATH } from '../../scripts/openapi.js';
-import {
-  buildOpenApiDocument,
-  HEALTH_PATHS,
-  listOperations,
-  operationMetaProblems,
-  TAGS,
-} from '../../src/openapi.js';
+import { buildOpenApiDocument, operationMetaProblems, TAGS } from '../../src/openapi.js';
+import { HEALTH_PATHS } from '../../src/openapi-health.js';
+import { listOperations } from '../../src/openapi-operations.js';
 import { appRouter } from '../../routers/index.js';
 import { publicProcedure, router, type OperationMeta } from '../../src/trpc/init.js';
 import { listProcedures } from '../../src/trpc/procedures.js';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_PATH } from '../../../scripts/openapi.js';
-import { listOperations } from '../../../src/openapi.js';
+import { listOperations } from '../../../src/openapi-operations.js';
 import { useTestApp } from '../../helpers/test-app.js';
 
 type Json = Record<string, any>;
