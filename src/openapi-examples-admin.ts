@@ -1,18 +1,12 @@
 /**
  * Named examples of the admin lookups and the delivery log (finding a fan,
- * a fan's story, an endpoint's deliveries, redelivery, a test event), in
- * the shape of src/openapi-examples.ts, which merges them into its maps.
+ * a fan's story, an endpoint's deliveries, redelivery, a test event), which
+ * src/openapi-examples.ts merges into its maps.
  */
-
-/** As src/openapi-examples.ts's Examples (not imported: that file imports this one). */
-type Examples = Record<string, { summary: string; value: unknown }>;
+import { ok, type Examples } from './openapi-examples-common.js';
 
 const FAN = '9a1e7c42-5d3b-4f8a-b6c1-2e0d8f4a7b19';
 const ISSUER = 'https://id.fan-app.example/';
-
-const ok = (name: string, summary: string, data: unknown): Examples => ({
-  [name]: { summary, value: { success: true, data } },
-});
 
 const ben = {
   id: FAN,

@@ -4,7 +4,7 @@
  * procedures.
  */
 import { ERROR_HEADERS } from './openapi-errors.js';
-import type { Examples } from './openapi-examples.js';
+import type { Examples } from './openapi-examples-common.js';
 import type { JsonObject } from './openapi-operations.js';
 
 const HEALTH_RESPONSE_EXAMPLES = {

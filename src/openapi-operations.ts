@@ -4,7 +4,7 @@
  * and method.
  */
 import type { OpenAPIObject } from 'trpc-to-openapi';
-import type { Examples } from './openapi-examples.js';
+import type { Examples } from './openapi-examples-common.js';
 
 export type JsonObject = Record<string, unknown>;
 
