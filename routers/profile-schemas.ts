@@ -15,7 +15,7 @@ import { points, text, time } from './schemas.js';
  * Schemas of the fan's profile and account: the user, profile updates,
  * onboarding, and the account's export and deletion.
  */
-/** The profile fields as stored and sent (src/openapi.ts adds each field's rules). */
+/** The profile fields as stored and sent (src/openapi-schema-rules.ts adds each field's rules). */
 const profileFields = Object.fromEntries(PROFILE_FIELDS.map((field) => [field, text])) as Record<
   ProfileField,
   typeof text

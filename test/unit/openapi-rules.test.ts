@@ -160,7 +160,7 @@ describe('examples', () => {
           bodies += 1;
           expect(
             Object.keys(body.examples ?? {}),
-            `${where}: add a request example to REQUEST_EXAMPLES (src/openapi-examples.ts)`,
+            `${where}: add a request example to its area in src/openapi-examples-*.ts`,
           ).not.toHaveLength(0);
         }
         for (const [status, response] of Object.entries(operation.responses as Json)) {
@@ -168,7 +168,7 @@ describe('examples', () => {
           const examples = response.content['application/json'].examples ?? {};
           expect(
             Object.keys(examples),
-            `${where} ${status}: add a response example to RESPONSE_EXAMPLES (src/openapi-examples.ts)`,
+            `${where} ${status}: add a response example to its area in src/openapi-examples-*.ts`,
           ).not.toHaveLength(0);
           for (const example of Object.values(examples) as Json[]) {
             expect(example.summary).toBeTruthy();
