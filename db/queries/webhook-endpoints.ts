@@ -36,16 +36,17 @@ export function listEndpoints(db: Kysely<Database>): Promise<WebhookEndpoint[]> 
     .execute();
 }
 
+/** The endpoint `id`, as the admin API shows it. */
+function endpointById(db: Kysely<Database>, id: string) {
+  return db.selectFrom('webhookEndpoints').select(endpointColumns).where('id', '=', id);
+}
+
 /** One endpoint (undefined when there is none). */
 export function findEndpoint(
   db: Kysely<Database>,
   id: string,
 ): Promise<WebhookEndpoint | undefined> {
-  return db
-    .selectFrom('webhookEndpoints')
-    .select(endpointColumns)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return endpointById(db, id).executeTakeFirst();
 }
 
 /** One endpoint, locked for the caller's transaction (undefined when there is none). */
@@ -53,12 +54,7 @@ export function lockEndpoint(
   db: Kysely<Database>,
   id: string,
 ): Promise<WebhookEndpoint | undefined> {
-  return db
-    .selectFrom('webhookEndpoints')
-    .select(endpointColumns)
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
+  return endpointById(db, id).forUpdate().executeTakeFirst();
 }
 
 /** Serialises creations (the count of endpoints), in the caller's transaction. */
