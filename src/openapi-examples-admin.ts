@@ -36,7 +36,7 @@ const checkin = {
 const ledgerEntry = {
   id: '5521',
   delta: 10,
-  reason: 'event:match_checkin',
+  reason: 'event_recorded',
   questId: null,
   source: {
     kind: 'event',
